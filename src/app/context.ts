@@ -1,0 +1,35 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.ts';
+import type { Db } from '../db/database.ts';
+import type { Clock } from '../core/clock.ts';
+import type { MasterKey } from '../security/master-key.ts';
+import type { HealthRegistry } from '../http/health.ts';
+import type { WalletRepository } from '../wallets/wallet-repository.ts';
+import type { AddressNotes } from '../wallets/address-notes.ts';
+import type { RegistrationDeps } from '../wallets/wallet-registration.ts';
+
+/** Which local currencies the service can price in right now. */
+export interface CurrencyCatalog {
+  /** True when the uppercase code can be used as a local or order currency. */
+  isSupported(code: string): boolean;
+  /** Every supported code, uppercase, sorted. */
+  list(): string[];
+}
+
+/** Everything the HTTP layer and background workers share: built once per process. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  log: Logger;
+  masterKey: MasterKey;
+  clock: Clock;
+  health: HealthRegistry;
+  currencies: CurrencyCatalog;
+  wallets: {
+    repo: WalletRepository;
+    notes: AddressNotes;
+    registration: RegistrationDeps;
+  };
+  /** Stops background work (watchers, refreshers, workers) before the database closes. */
+  stopBackground(): Promise<void>;
+}

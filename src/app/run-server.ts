@@ -1,0 +1,64 @@
+import { mkdirSync } from 'node:fs';
+import pino from 'pino';
+import { loadConfig, type Config } from '../config/config.ts';
+import { openDb, dbTargetFromConfig } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { ProcessLock } from '../db/sqlite-lock.ts';
+import { MasterKey } from '../security/master-key.ts';
+import { buildApp } from '../http/app.ts';
+import { VERSION } from '../core/version.ts';
+import { createContext } from './create-context.ts';
+
+/** Starts the whole service in this process and stops it cleanly on SIGTERM or SIGINT. */
+export async function runServer(config: Config = loadConfig()): Promise<void> {
+  const log = pino({ level: config.logLevel });
+  mkdirSync(config.dataDir, { recursive: true });
+  const { masterKey, created } = MasterKey.loadOrCreate(config.masterKeyFile);
+  if (created) {
+    log.warn(
+      { file: config.masterKeyFile },
+      'generated a new master key; it encrypts wallet seeds and private keys at rest: BACK IT UP, without it they cannot be recovered',
+    );
+  }
+  const target = dbTargetFromConfig(config);
+  const lock = target.engine === 'sqlite' ? ProcessLock.acquire(`${config.dataDir}/satgate.lock`) : null;
+  const db = openDb(target);
+  try {
+    const applied = await migrateToLatest(db);
+    log.info({ engine: db.engine, applied }, applied.length ? 'database migrated' : 'database schema is current');
+  } catch (err) {
+    lock?.release();
+    await db.close();
+    throw err;
+  }
+  const ctx = createContext({ config, db, masterKey, log });
+  const app = await buildApp(ctx);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    try {
+      await app.close();
+      await ctx.stopBackground();
+      await db.close();
+    } finally {
+      lock?.release();
+      log.info('stopped');
+      process.exit(0);
+    }
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await ctx.stopBackground();
+    await db.close();
+    lock?.release();
+    throw err;
+  }
+  log.info({ version: VERSION, url: config.publicUrl, docs: `${config.publicUrl}/docs` }, 'satgate is serving');
+}

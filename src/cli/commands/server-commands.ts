@@ -1,0 +1,33 @@
+import { loadConfig } from '../../config/config.ts';
+import { openDb, dbTargetFromConfig } from '../../db/database.ts';
+import { migrateToLatest } from '../../db/migrate.ts';
+import { runServer } from '../../app/run-server.ts';
+import type { Command } from '../command.ts';
+
+/** `satgate start` and `satgate migrate`. */
+export const serverCommands: Command[] = [
+  {
+    path: ['start'],
+    summary: 'run the service (API, pages, chain watcher, rates, outbox workers)',
+    usage: 'satgate start\n\nConfigured by environment variables; see README.md.',
+    run: async () => {
+      await runServer();
+      return -1;
+    },
+  },
+  {
+    path: ['migrate'],
+    summary: 'apply pending database migrations and exit',
+    usage: 'satgate migrate',
+    run: async () => {
+      const config = loadConfig();
+      const db = openDb(dbTargetFromConfig(config));
+      try {
+        const applied = await migrateToLatest(db);
+        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database schema is current');
+      } finally {
+        await db.close();
+      }
+    },
+  },
+];

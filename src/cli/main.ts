@@ -1,0 +1,57 @@
+import { ConfigError } from '../config/config.ts';
+import { UsageError, type Command } from './command.ts';
+import { serverCommands } from './commands/server-commands.ts';
+import { walletCommands } from './commands/wallet-commands.ts';
+
+const COMMANDS: Command[] = [...serverCommands, ...walletCommands];
+
+function overview(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));
+  const lines = COMMANDS.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
+  return `satgate: self-hosted Bitcoin payments\n\nUsage: satgate <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun "satgate <command> --help" for a command's options.`;
+}
+
+/** Finds the longest command path that prefixes argv. */
+function find(argv: string[]): { command: Command; rest: string[] } | undefined {
+  let best: Command | undefined;
+  for (const c of COMMANDS) {
+    if (c.path.every((w, i) => argv[i] === w) && (!best || c.path.length > best.path.length)) best = c;
+  }
+  return best ? { command: best, rest: argv.slice(best.path.length) } : undefined;
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    console.log(overview());
+    return 0;
+  }
+  const found = find(argv);
+  if (!found) {
+    const group = COMMANDS.filter((c) => c.path[0] === argv[0]);
+    if (group.length > 0 && (argv.length === 1 || argv.includes('--help'))) {
+      console.log(`Commands under "${argv[0]}":\n${group.map((c) => `  satgate ${c.path.join(' ')}  ${c.summary}`).join('\n')}`);
+      return argv.includes('--help') ? 0 : 2;
+    }
+    console.error(`unknown command: ${argv.join(' ')}\n\n${overview()}`);
+    return 2;
+  }
+  if (found.rest.includes('--help') || found.rest.includes('-h')) {
+    console.log(`${found.command.summary}\n\nUsage: ${found.command.usage}`);
+    return 0;
+  }
+  const code = await found.command.run(found.rest);
+  return typeof code === 'number' ? code : 0;
+}
+
+try {
+  const code = await main(process.argv.slice(2));
+  // -1: a long-running command (the server) keeps the process alive.
+  if (code >= 0) process.exit(code);
+} catch (err) {
+  if (err instanceof UsageError || err instanceof ConfigError) {
+    console.error(`satgate: ${err.message}`);
+    process.exit(2);
+  }
+  console.error(`satgate: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+}

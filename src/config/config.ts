@@ -1,0 +1,152 @@
+import { resolve } from 'node:path';
+
+/** Test networks a sandbox node may run on. */
+export type TestNetwork = 'testnet4' | 'signet' | 'regtest';
+
+/** Validated service configuration, read once from the environment at start. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  publicUrl: string;
+  masterKeyFile: string;
+  liveRpcUrl: string | null;
+  testRpcUrl: string | null;
+  testNetwork: TestNetwork;
+  /** True when no node is configured and the service runs its own regtest node. */
+  devChain: boolean;
+  pollMs: number;
+  rateIntervalMs: number;
+  rateProviders: string[] | null;
+  ratesFile: string | null;
+  monitorWindowMs: number;
+  smtpUrl: string | null;
+  allowPrivateWebhooks: boolean;
+  fallbackFeeRate: bigint;
+  logLevel: string;
+}
+
+/** Raised with every bad variable named, so an operator fixes them in one go. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const TEST_NETWORKS: readonly TestNetwork[] = ['testnet4', 'signet', 'regtest'];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Parses and validates the environment; throws ConfigError naming each bad value. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const str = (name: string): string | null => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? null : v.trim();
+  };
+  const int = (name: string, dflt: number, min: number, max: number): number => {
+    const v = str(name);
+    if (v === null) return dflt;
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+      problems.push(`${name}=${JSON.stringify(v)} must be a whole number from ${min} to ${max}`);
+      return dflt;
+    }
+    return Number(v);
+  };
+  const url = (name: string, protocols: string[]): string | null => {
+    const v = str(name);
+    if (v === null) return null;
+    try {
+      const u = new URL(v);
+      if (!protocols.includes(u.protocol)) {
+        problems.push(`${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+        return null;
+      }
+      return v;
+    } catch {
+      problems.push(`${name} is not a valid URL`);
+      return null;
+    }
+  };
+  const duration = (name: string, dfltMs: number): number => {
+    const v = str(name);
+    if (v === null) return dfltMs;
+    const ms = parseDuration(v);
+    if (ms === null) {
+      problems.push(`${name}=${JSON.stringify(v)} must be a duration such as 3600, 90s, 15m, 1h or 24h`);
+      return dfltMs;
+    }
+    return ms;
+  };
+
+  const port = int('PORT', 8080, 0, 65535);
+  const host = str('HOST') ?? '127.0.0.1';
+  const dataDir = resolve(str('SATGATE_DATA_DIR') ?? './data');
+  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const publicUrlRaw = url('SATGATE_PUBLIC_URL', ['http:', 'https:']);
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const publicUrl = (publicUrlRaw ?? `http://${urlHost === '0.0.0.0' ? '127.0.0.1' : urlHost}:${port}`).replace(/\/+$/, '');
+  const masterKeyFile = resolve(str('SATGATE_MASTER_KEY_FILE') ?? `${dataDir}/master.key`);
+  const liveRpcUrl = url('SATGATE_LIVE_RPC_URL', ['http:', 'https:']);
+  const testRpcUrl = url('SATGATE_TEST_RPC_URL', ['http:', 'https:']);
+  const testNetworkRaw = str('SATGATE_TEST_NETWORK');
+  let testNetwork: TestNetwork = testRpcUrl ? 'testnet4' : 'regtest';
+  if (testNetworkRaw !== null) {
+    if ((TEST_NETWORKS as readonly string[]).includes(testNetworkRaw)) testNetwork = testNetworkRaw as TestNetwork;
+    else problems.push(`SATGATE_TEST_NETWORK=${JSON.stringify(testNetworkRaw)} must be one of ${TEST_NETWORKS.join(', ')}`);
+  }
+  const devChain = liveRpcUrl === null && testRpcUrl === null;
+  if (devChain && testNetworkRaw !== null && testNetwork !== 'regtest') {
+    problems.push('SATGATE_TEST_NETWORK other than regtest needs SATGATE_TEST_RPC_URL (the built-in development chain is regtest)');
+  }
+  const providersRaw = str('SATGATE_RATE_PROVIDERS');
+  const rateProviders = providersRaw === null ? null : providersRaw.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean);
+  const logLevel = (str('LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const fee = str('SATGATE_FALLBACK_FEE_RATE');
+  let fallbackFeeRate = 10n;
+  if (fee !== null) {
+    if (/^\d{1,6}$/.test(fee) && BigInt(fee) > 0n) fallbackFeeRate = BigInt(fee);
+    else problems.push('SATGATE_FALLBACK_FEE_RATE must be a whole number of sat/vB from 1 to 999999');
+  }
+  const allowPrivate = str('SATGATE_ALLOW_PRIVATE_WEBHOOKS');
+  if (allowPrivate !== null && !['0', '1', 'true', 'false'].includes(allowPrivate)) {
+    problems.push('SATGATE_ALLOW_PRIVATE_WEBHOOKS must be 1 or 0');
+  }
+
+  const config: Config = {
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    publicUrl,
+    masterKeyFile,
+    liveRpcUrl,
+    testRpcUrl,
+    testNetwork,
+    devChain,
+    pollMs: int('SATGATE_POLL_MS', 1000, 50, 600_000),
+    rateIntervalMs: duration('SATGATE_RATE_INTERVAL', 3_600_000),
+    rateProviders,
+    ratesFile: str('SATGATE_RATES_FILE') ? resolve(str('SATGATE_RATES_FILE')!) : null,
+    monitorWindowMs: duration('SATGATE_MONITOR_WINDOW', 24 * 3_600_000),
+    smtpUrl: url('SATGATE_SMTP_URL', ['smtp:', 'smtps:']),
+    allowPrivateWebhooks: allowPrivate === '1' || allowPrivate === 'true',
+    fallbackFeeRate,
+    logLevel,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** Reads "3600" (seconds), "90s", "15m", "1h", "2d" or "500ms" as milliseconds. */
+export function parseDuration(text: string): number | null {
+  const m = /^(\d{1,9})(ms|s|m|h|d)?$/.exec(text.trim());
+  if (!m) return null;
+  const n = Number(m[1]);
+  const unit = m[2] ?? 's';
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit]!;
+  const ms = n * factor;
+  return ms > 0 && Number.isSafeInteger(ms) ? ms : null;
+}

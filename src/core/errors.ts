@@ -1,0 +1,68 @@
+/**
+ * Every wallet API result code of INTERFACE.md section 7 with its HTTP status (DESIGN.md section 7).
+ * This is the one place codes are defined; routes and domain code throw WalletApiError with a code.
+ */
+export const WALLET_API_CODES = {
+  '0': { http: 200, message: 'OK' },
+  '101': { http: 400, message: 'Currency is not valid' },
+  '102': { http: 400, message: 'Public key is not valid' },
+  '103': { http: 400, message: 'Currency is not supported' },
+  '106': { http: 400, message: 'Currency not supported or date out of range' },
+  '201': { http: 400, message: 'Wrong or missing argument' },
+  '301': { http: 404, message: 'Profile not found' },
+  '302': { http: 401, message: 'Token required' },
+  '303': { http: 401, message: 'Token invalid' },
+  '304': { http: 401, message: 'Token expired' },
+  '305': { http: 401, message: 'No OTP was asked for this profile' },
+  '306': { http: 401, message: 'Wrong OTP, ask for an OTP again' },
+  '307': { http: 401, message: 'Wrong OTP' },
+  '308': { http: 400, message: 'Invalid e-mail address' },
+  '309': { http: 400, message: 'E-mail address already used' },
+  '997': { http: 500, message: 'Unknown error' },
+  '998': { http: 500, message: 'System error' },
+  '999': { http: 404, message: 'Invalid command' },
+} as const satisfies Record<string, { http: number; message: string }>;
+
+/** A wallet API result code. */
+export type WalletApiCode = keyof typeof WALLET_API_CODES;
+
+/** A failure the wallet API reports with an interface code; `detail` replaces the generic message. */
+export class WalletApiError extends Error {
+  readonly httpStatus: number;
+  constructor(
+    readonly code: Exclude<WalletApiCode, '0'>,
+    detail?: string,
+  ) {
+    super(detail ?? WALLET_API_CODES[code].message);
+    this.name = 'WalletApiError';
+    this.httpStatus = WALLET_API_CODES[code].http;
+  }
+}
+
+/** One bad field of a payment API request (RFC 9457 `errors` entry). */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/** A payment API v1 failure, answered as RFC 9457 problem details. */
+export class ProblemError extends Error {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    detail?: string,
+    readonly errors?: FieldProblem[],
+    readonly type = 'about:blank',
+  ) {
+    super(detail ?? title);
+    this.name = 'ProblemError';
+  }
+}
+
+/** Raised by operations that need a service the operator has not configured or that is down. */
+export class ServiceUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ServiceUnavailableError';
+  }
+}

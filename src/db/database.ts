@@ -1,0 +1,75 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { Database } from './schema.ts';
+
+/** Which engine a database runs on; only src/db/ branches on it. */
+export type Engine = 'sqlite' | 'postgres';
+
+/** The one handle the rest of the code uses to reach the database. */
+export interface Db {
+  engine: Engine;
+  kysely: Kysely<Database>;
+  /** Cheap round trip for health checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Where and how to open the database. */
+export type DbTarget =
+  | { engine: 'sqlite'; file: string }
+  | { engine: 'postgres'; url: string; schema?: string; poolSize?: number };
+
+const INT8_OID = 20;
+
+/** Opens SQLite (WAL, synchronous=FULL, foreign keys, busy timeout) or a PostgreSQL pool. */
+export function openDb(target: DbTarget): Db {
+  if (target.engine === 'sqlite') {
+    if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true });
+    const raw = new BetterSqlite3(target.file);
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('synchronous = FULL');
+    raw.pragma('foreign_keys = ON');
+    raw.pragma('busy_timeout = 5000');
+    raw.defaultSafeIntegers(true);
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+    return {
+      engine: 'sqlite',
+      kysely,
+      ping: async () => {
+        raw.prepare('select 1').get();
+      },
+      close: () => kysely.destroy(),
+    };
+  }
+  const pool = new pg.Pool({
+    connectionString: target.url,
+    max: target.poolSize ?? 10,
+    // A schema per test (or per tenant) is selected through the connection's search_path.
+    ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === INT8_OID ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // Idle client errors (server restarts) must not crash the process; the next query reports them.
+  pool.on('error', () => {});
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    engine: 'postgres',
+    kysely,
+    ping: async () => {
+      await sql`select 1`.execute(kysely);
+    },
+    close: () => kysely.destroy(),
+  };
+}
+
+/** Chooses the database from DATABASE_URL, or the embedded SQLite file under the data directory. */
+export function dbTargetFromConfig(config: { databaseUrl: string | null; dataDir: string }): DbTarget {
+  return config.databaseUrl
+    ? { engine: 'postgres', url: config.databaseUrl }
+    : { engine: 'sqlite', file: `${config.dataDir}/satgate.sqlite` };
+}

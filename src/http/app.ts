@@ -1,0 +1,60 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import formbody from '@fastify/formbody';
+import type { AppContext } from '../app/context.ts';
+import { VERSION } from '../core/version.ts';
+import { installErrorHandling } from './error-handler.ts';
+import { REDACT_PATHS, redactUrl } from './log-redaction.ts';
+import { walletRoutes } from '../wallets/routes.ts';
+
+/** Largest JSON body accepted (DESIGN.md section 7). */
+export const BODY_LIMIT = 1024 * 1024;
+
+/** Options for the HTTP app; `logger: false` silences request logs (tests). */
+export interface AppOptions {
+  logger?: boolean;
+}
+
+/** Builds the Fastify app around a context; server.ts only starts it, tests `inject` into it. */
+export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT,
+    // Extended keys and payment references travel in paths; the default limit of 100 would cut them.
+    routerOptions: { maxParamLength: 500 },
+    logger:
+      opts.logger === false
+        ? false
+        : {
+            level: ctx.config.logLevel,
+            redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+            serializers: {
+              req: (req) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+            },
+          },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
+    forceCloseConnections: true,
+    return503OnClosing: true,
+  });
+  installErrorHandling(app);
+  await app.register(formbody, { bodyLimit: BODY_LIMIT });
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'satgate',
+        version: VERSION,
+        description: 'Self-hosted Bitcoin payment service: the wallet API at the root and payment API v1 under /api/v1/payment.',
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.get('/health', { schema: { summary: 'Liveness and component health', tags: ['operations'] } }, async (_req, reply) => {
+    const { healthy, degraded, components } = await ctx.health.run();
+    const status = !healthy ? 'unhealthy' : degraded ? 'degraded' : 'ok';
+    return reply.status(healthy ? 200 : 503).send({ status, version: VERSION, ...components });
+  });
+
+  await app.register(async (scope) => walletRoutes(scope, ctx));
+  return app;
+}

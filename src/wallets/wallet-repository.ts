@@ -1,0 +1,68 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { AddressesTable, WalletsTable } from '../db/schema.ts';
+
+/** A wallet row as stored. */
+export type WalletRow = Selectable<WalletsTable>;
+/** An issued address row as stored. */
+export type AddressRow = Selectable<AddressesTable>;
+
+/** Database access for wallets, their issued addresses and address notes. */
+export class WalletRepository {
+  constructor(private readonly db: Db) {}
+
+  /** The wallet registered with this exact key text, if any. */
+  async findByPub(pub: string): Promise<WalletRow | undefined> {
+    return this.db.kysely.selectFrom('wallets').selectAll().where('pub', '=', pub).executeTakeFirst();
+  }
+
+  /** The wallet with this API ID, if any. */
+  async findByApiId(apiId: string): Promise<WalletRow | undefined> {
+    return this.db.kysely.selectFrom('wallets').selectAll().where('api_id', '=', apiId).executeTakeFirst();
+  }
+
+  /** Every wallet, oldest first. */
+  async list(): Promise<WalletRow[]> {
+    return this.db.kysely.selectFrom('wallets').selectAll().orderBy('id').execute();
+  }
+
+  /** Inserts a wallet and returns it as stored. */
+  async insert(row: Insertable<WalletsTable>): Promise<WalletRow> {
+    return this.db.kysely.insertInto('wallets').values(row).returningAll().executeTakeFirstOrThrow();
+  }
+
+  /** Updates a wallet's settings and returns it as stored. */
+  async update(id: bigint, changes: Updateable<WalletsTable>): Promise<WalletRow> {
+    return this.db.kysely.updateTable('wallets').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  }
+
+  /** How many addresses have been issued from the wallet. */
+  async countAddresses(walletId: bigint): Promise<number> {
+    const row = await this.db.kysely
+      .selectFrom('addresses')
+      .select((eb) => eb.fn.countAll<bigint>().as('n'))
+      .where('wallet_id', '=', walletId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** The issued address with this text, if the service ever issued it. */
+  async findAddress(address: string): Promise<AddressRow | undefined> {
+    return this.db.kysely.selectFrom('addresses').selectAll().where('address', '=', address).executeTakeFirst();
+  }
+
+  /** Notes attached to an address, oldest first. */
+  async notes(addressId: bigint): Promise<{ info: string; created_at: bigint }[]> {
+    return this.db.kysely
+      .selectFrom('address_notes')
+      .select(['info', 'created_at'])
+      .where('address_id', '=', addressId)
+      .orderBy('id')
+      .execute();
+  }
+
+  /** Attaches a note to an address. */
+  async addNote(addressId: bigint, info: string, now: number): Promise<void> {
+    await this.db.kysely.insertInto('address_notes').values({ address_id: addressId, info, created_at: BigInt(now) }).execute();
+  }
+}
