@@ -7,6 +7,11 @@ import type { HealthRegistry } from '../http/health.ts';
 import type { WalletRepository } from '../wallets/wallet-repository.ts';
 import type { AddressNotes } from '../wallets/address-notes.ts';
 import type { RegistrationDeps } from '../wallets/wallet-registration.ts';
+import type { OrderAddressDeps } from '../wallets/order-address.ts';
+import type { WalletMonitor } from '../wallets/wallet-monitor.ts';
+import type { AddressIssuer } from '../wallets/address-issuer.ts';
+import type { ChainService } from '../chain/chain-service.ts';
+import type { Rates } from '../rates/rates-port.ts';
 
 /** Which local currencies the service can price in right now. */
 export interface CurrencyCatalog {
@@ -25,6 +30,11 @@ export interface AppContext {
   clock: Clock;
   health: HealthRegistry;
   currencies: CurrencyCatalog;
+  rates: Rates;
+  chains: ChainService;
+  issuer: AddressIssuer;
+  orderAddresses: OrderAddressDeps;
+  monitor: WalletMonitor;
   wallets: {
     repo: WalletRepository;
     notes: AddressNotes;

@@ -6,57 +6,93 @@ import type { MasterKey } from '../security/master-key.ts';
 import { HealthRegistry } from '../http/health.ts';
 import { WalletRepository } from '../wallets/wallet-repository.ts';
 import { AddressNotes } from '../wallets/address-notes.ts';
-import { ISO_4217_CODES, isIso4217 } from '../rates/currencies.ts';
-import type { AppContext, CurrencyCatalog } from './context.ts';
+import { AddressIssuer } from '../wallets/address-issuer.ts';
+import { AddressActivity } from '../wallets/address-activity.ts';
+import { WalletMonitor } from '../wallets/wallet-monitor.ts';
+import { ChainService, type ChainEndpoints } from '../chain/chain-service.ts';
+import { createRateService } from '../rates/rate-service.ts';
+import type { AppContext } from './context.ts';
 
-/** Options for building a context; tests pass their own clock and logger. */
+/** Options for building a context; tests pass their own clock, logger and chain endpoints. */
 export interface ContextOptions {
   config: Config;
   db: Db;
   masterKey: MasterKey;
   clock?: Clock;
   log?: Logger;
+  /** Overrides the nodes named by the configuration (the dev chain passes the node it started). */
+  chains?: ChainEndpoints;
 }
 
-/** The fixed ISO 4217 list, used until live rates say which currencies can be priced. */
-export const isoCurrencies: CurrencyCatalog = {
-  isSupported: (code) => isIso4217(code),
-  list: () => [...ISO_4217_CODES],
-};
-
-/** Wires the services of one process around an open, migrated database. */
-export function createContext(opts: ContextOptions): AppContext {
+/** Wires the services of one process around an open, migrated database; nothing runs until `start`. */
+export async function createContext(opts: ContextOptions): Promise<AppContext & { start(): Promise<void> }> {
+  const { config, db, masterKey } = opts;
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? pino({ level: 'silent' });
   const health = new HealthRegistry();
-  const repo = new WalletRepository(opts.db);
-  const currencies = isoCurrencies;
-  health.register('database', async () => {
-    await opts.db.ping();
-    return { ok: true, engine: opts.db.engine };
-  }, true);
-  const stoppers: Array<() => Promise<void>> = [];
+  health.register(
+    'database',
+    async () => {
+      await db.ping();
+      return { ok: true, engine: db.engine };
+    },
+    true,
+  );
+
+  const rateService = createRateService({ config, db, clock, log });
+  health.register('rates', () => rateService.health());
+
+  const chains = new ChainService(db, clock, log, config.pollMs, config.fallbackFeeRate);
+  await chains.configure(opts.chains ?? endpointsFromConfig(config));
+  for (const mode of ['live', 'test'] as const) {
+    const chain = chains.get(mode);
+    if (chain) health.register(`chain_${mode}`, () => chain.watcher.health());
+  }
+
+  const repo = new WalletRepository(db);
+  const issuer = new AddressIssuer(db.engine, (wallet, index) =>
+    log.warn({ api_id: wallet.api_id, index }, 'issuing an address past the gap limit of 20 unused addresses; wallets may need a larger gap to see it'),
+  );
+  const currencies = rateService.currencies;
   return {
-    config: opts.config,
-    db: opts.db,
+    config,
+    db,
     log,
-    masterKey: opts.masterKey,
+    masterKey,
     clock,
     health,
     currencies,
+    rates: rateService.rates,
+    chains,
+    issuer,
+    orderAddresses: { db, repo, issuer, rates: rateService.rates, chains, masterKey, clock },
+    monitor: new WalletMonitor(repo, new AddressActivity(db), masterKey),
     wallets: {
       repo,
       notes: new AddressNotes(repo, clock),
       registration: {
         repo,
-        masterKey: opts.masterKey,
+        masterKey,
         clock,
-        testNetwork: opts.config.testNetwork,
+        testNetwork: config.testNetwork,
         isSupportedCurrency: (code) => currencies.isSupported(code),
       },
     },
-    stopBackground: async () => {
-      for (const stop of stoppers.reverse()) await stop();
+    start: async () => {
+      await rateService.start();
+      chains.start();
     },
+    stopBackground: async () => {
+      await chains.stop();
+      await rateService.stop();
+    },
+  };
+}
+
+/** The nodes named by SATGATE_LIVE_RPC_URL and SATGATE_TEST_RPC_URL. */
+export function endpointsFromConfig(config: Config): ChainEndpoints {
+  return {
+    ...(config.liveRpcUrl ? { live: { rpcUrl: config.liveRpcUrl } } : {}),
+    ...(config.testRpcUrl ? { test: { rpcUrl: config.testRpcUrl, network: config.testNetwork } } : {}),
   };
 }

@@ -31,7 +31,7 @@ export async function runServer(config: Config = loadConfig()): Promise<void> {
     await db.close();
     throw err;
   }
-  const ctx = createContext({ config, db, masterKey, log });
+  const ctx = await createContext({ config, db, masterKey, log });
   const app = await buildApp(ctx);
 
   let stopping = false;
@@ -60,5 +60,6 @@ export async function runServer(config: Config = loadConfig()): Promise<void> {
     lock?.release();
     throw err;
   }
+  await ctx.start();
   log.info({ version: VERSION, url: config.publicUrl, docs: `${config.publicUrl}/docs` }, 'satgate is serving');
 }

@@ -7,13 +7,15 @@ import { VERSION } from '../core/version.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { REDACT_PATHS, redactUrl } from './log-redaction.ts';
 import { walletRoutes } from '../wallets/routes.ts';
+import { monitorRoutes } from '../wallets/monitor-routes.ts';
 
 /** Largest JSON body accepted (DESIGN.md section 7). */
 export const BODY_LIMIT = 1024 * 1024;
 
-/** Options for the HTTP app; `logger: false` silences request logs (tests). */
+/** Options for the HTTP app; `logger: false` silences request logs (tests), `logStream` redirects them. */
 export interface AppOptions {
   logger?: boolean;
+  logStream?: NodeJS.WritableStream;
 }
 
 /** Builds the Fastify app around a context; server.ts only starts it, tests `inject` into it. */
@@ -27,6 +29,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
         ? false
         : {
             level: ctx.config.logLevel,
+            ...(opts.logStream ? { stream: opts.logStream } : {}),
             redact: { paths: REDACT_PATHS, censor: '[redacted]' },
             serializers: {
               req: (req) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
@@ -56,5 +59,6 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   });
 
   await app.register(async (scope) => walletRoutes(scope, ctx));
+  await app.register(async (scope) => monitorRoutes(scope, ctx));
   return app;
 }

@@ -21,6 +21,11 @@ export class WalletRepository {
     return this.db.kysely.selectFrom('wallets').selectAll().where('api_id', '=', apiId).executeTakeFirst();
   }
 
+  /** The wallet with this row id, if any. */
+  async findById(id: bigint): Promise<WalletRow | undefined> {
+    return this.db.kysely.selectFrom('wallets').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
   /** Every wallet, oldest first. */
   async list(): Promise<WalletRow[]> {
     return this.db.kysely.selectFrom('wallets').selectAll().orderBy('id').execute();

@@ -1,0 +1,299 @@
+import type { Logger } from 'pino';
+import { parseBlock } from '../bitcoin/raw-block.ts';
+import { parseTransaction, type RawTx } from '../bitcoin/raw-tx.ts';
+import type { Clock } from '../core/clock.ts';
+import type { RpcClient } from './rpc-client.ts';
+import type { ChainStore } from './chain-store.ts';
+import type { WatchedSet } from './watched-set.ts';
+import type { ChainChange, ChainChangeCause, ChainChangeListener } from './chain-events.ts';
+import type { Transaction } from 'kysely';
+import type { Database } from '../db/schema.ts';
+
+/** How the watcher is doing, for GET /health. */
+export interface WatcherHealth {
+  ok: boolean;
+  network: string;
+  tipHeight: number | null;
+  watchedScripts: number;
+  lastPollAt: number | null;
+  lastTipChangeAt: number | null;
+  stalled: boolean;
+  error: string | null;
+}
+
+/** Watcher settings. */
+export interface WatcherOptions {
+  rpc: RpcClient;
+  store: ChainStore;
+  watched: WatchedSet;
+  clock: Clock;
+  log: Logger;
+  pollMs: number;
+  network: string;
+  /** The node unanswered this long makes the watcher stalled. */
+  nodeSilenceMs?: number;
+  /** The tip unchanged this long makes the watcher stalled (not on regtest, where blocks come on demand). */
+  tipSilenceMs?: number;
+}
+
+type Trx = Transaction<Database>;
+
+/**
+ * Follows one chain (DESIGN.md section 4): scans new blocks from the stored tip, rolls back to the fork
+ * point on a reorg, scans the mempool, withdraws transactions that leave it unmined, and applies each
+ * block's effects with the new tip in one database transaction.
+ */
+export class ChainWatcher {
+  private readonly listeners: ChainChangeListener[] = [];
+  private readonly seenMempool = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  private lastPollAt: number | null = null;
+  private lastNodeAnswerAt: number | null = null;
+  private lastTipChangeAt: number | null = null;
+  private tipHeight: number | null = null;
+  private lastError: string | null = null;
+  private readonly startedAt: number;
+
+  constructor(private readonly opts: WatcherOptions) {
+    this.startedAt = opts.clock();
+  }
+
+  /** Registers a listener called inside every change's database transaction. */
+  onChange(listener: ChainChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Starts polling every `pollMs`. */
+  start(): void {
+    this.stopped = false;
+    const loop = async () => {
+      if (this.stopped) return;
+      await this.pollOnce();
+      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.opts.pollMs);
+    };
+    this.timer = setTimeout(() => void loop(), 0);
+  }
+
+  /** Stops polling and waits for a poll in progress to finish. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One poll: blocks, then mempool. Errors are logged and reported in health, never thrown. */
+  async pollOnce(): Promise<void> {
+    if (this.running) return this.running;
+    this.running = (async () => {
+      try {
+        await this.syncBlocks();
+        await this.syncMempool();
+        this.lastError = null;
+      } catch (err) {
+        this.lastError = err instanceof Error ? err.message : String(err);
+        this.opts.log.warn({ chain: this.opts.store.chain, err: this.lastError }, 'chain poll failed; will retry');
+        // The in-memory outpoints may hold entries of a rolled-back transaction; reload from the truth.
+        this.opts.watched.outpoints.clear();
+        await this.opts.watched.load(this.opts.store.db).catch(() => {});
+      } finally {
+        this.lastPollAt = this.opts.clock();
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
+  /** Health for GET /health: stalled when the node is silent or the tip stops moving for too long. */
+  health(): WatcherHealth {
+    const now = this.opts.clock();
+    const nodeSilence = this.opts.nodeSilenceMs ?? Math.max(120_000, this.opts.pollMs * 30);
+    const tipSilence = this.opts.tipSilenceMs ?? 3 * 3_600_000;
+    const nodeStalled = now - (this.lastNodeAnswerAt ?? this.startedAt) > nodeSilence;
+    const tipStalled = this.opts.network !== 'regtest' && now - (this.lastTipChangeAt ?? this.startedAt) > tipSilence;
+    const stalled = nodeStalled || tipStalled;
+    return {
+      ok: !stalled,
+      network: this.opts.network,
+      tipHeight: this.tipHeight,
+      watchedScripts: this.opts.watched.size,
+      lastPollAt: this.lastPollAt,
+      lastTipChangeAt: this.lastTipChangeAt,
+      stalled,
+      error: this.lastError,
+    };
+  }
+
+  private async syncBlocks(): Promise<void> {
+    const { rpc, store } = this.opts;
+    const best = await rpc.getBestBlockHash();
+    this.lastNodeAnswerAt = this.opts.clock();
+    let tip = await store.tip();
+    if (!tip) {
+      // First start: begin at the node's tip; addresses issued from now on are watched from here.
+      const header = await rpc.getBlockHeader(best);
+      await store.transaction((trx) =>
+        store.setTip(trx, { hash: best, height: header.height, prevHash: header.previousblockhash ?? '', time: header.time }, this.opts.clock()),
+      );
+      this.noteTip(header.height);
+      return;
+    }
+    this.tipHeight = tip.height;
+    if (best === tip.hash) return;
+
+    tip = await this.rollbackIfReorged(tip);
+    const bestHeight = (await rpc.getBlockHeader(best)).height;
+    for (let height = tip.height + 1; height <= bestHeight && !this.stopped; height++) {
+      const hash = await rpc.getBlockHash(height);
+      const raw = await rpc.getRawBlock(hash);
+      const block = parseBlock(raw);
+      if (block.header.prevHash !== tip.hash) {
+        // The node switched branches while we were scanning: next poll finds the fork point.
+        return;
+      }
+      await this.applyBlock(block.header.hash, height, block.header.prevHash, block.header.time, block.txs);
+      tip = { hash: block.header.hash, height };
+    }
+  }
+
+  /** When our tip is no longer on the node's best chain, rolls back to the highest block that still is. */
+  private async rollbackIfReorged(tip: { hash: string; height: number }): Promise<{ hash: string; height: number }> {
+    const { rpc, store } = this.opts;
+    if ((await rpc.getBlockHash(tip.height).catch(() => null)) === tip.hash) return tip;
+    let height = tip.height - 1;
+    let forkHash: string | undefined;
+    for (; height >= 0; height--) {
+      const ours = await store.blockHashAt(height);
+      if (!ours) throw new Error(`reorg deeper than the blocks this watcher processed (below height ${height + 1})`);
+      if ((await rpc.getBlockHash(height)) === ours) {
+        forkHash = ours;
+        break;
+      }
+    }
+    if (!forkHash) throw new Error('no common block with the node');
+    const forkHeight = height;
+    const header = await rpc.getBlockHeader(forkHash);
+    this.opts.log.warn({ chain: store.chain, from: tip.height, forkHeight }, 'chain reorganisation: rolling back to the fork point');
+    await store.transaction(async (trx) => {
+      const now = this.opts.clock();
+      const touched = await store.rollbackAbove(trx, forkHeight);
+      await store.setTip(trx, { hash: forkHash!, height: forkHeight, prevHash: header.previousblockhash ?? '', time: header.time }, now);
+      await this.emit(trx, 'reorg', touched, forkHeight, now);
+    });
+    this.noteTip(forkHeight);
+    return { hash: forkHash, height: forkHeight };
+  }
+
+  private async applyBlock(hash: string, height: number, prevHash: string, time: number, txs: RawTx[]): Promise<void> {
+    const { store } = this.opts;
+    const added: Array<[string, bigint]> = [];
+    try {
+      await store.transaction(async (trx) => {
+        const now = this.opts.clock();
+        const touched = new Set<bigint>();
+        for (const tx of txs) {
+          await this.recordTx(trx, tx, { block: { hash, height, time } }, now, touched, added);
+        }
+        await store.setTip(trx, { hash, height, prevHash, time }, now);
+        await this.emit(trx, touched.size > 0 ? 'block' : 'tip', touched, height, now);
+      });
+    } catch (err) {
+      for (const [key] of added) this.opts.watched.outpoints.delete(key);
+      throw err;
+    }
+    this.noteTip(height);
+  }
+
+  /** Matches one transaction's outputs and inputs; records it when it touches a watched script. */
+  private async recordTx(
+    trx: Trx,
+    tx: RawTx,
+    where: { block: { hash: string; height: number; time: number } } | { mempool: true },
+    now: number,
+    touched: Set<bigint>,
+    added: Array<[string, bigint]>,
+  ): Promise<boolean> {
+    const { watched, store } = this.opts;
+    const credits: Array<{ vout: number; addressId: bigint; value: bigint }> = [];
+    for (let vout = 0; vout < tx.outputs.length; vout++) {
+      const out = tx.outputs[vout]!;
+      const hit = watched.scripts.get(out.script);
+      if (hit) credits.push({ vout, addressId: hit.addressId, value: out.value });
+    }
+    const debits: Array<{ vin: number; outputId: bigint }> = [];
+    if (!tx.coinbase) {
+      for (let vin = 0; vin < tx.inputs.length; vin++) {
+        const input = tx.inputs[vin]!;
+        const outputId = watched.outpoints.get(`${input.prevTxid}:${input.vout}`);
+        if (outputId !== undefined) debits.push({ vin, outputId });
+      }
+    }
+    if (credits.length === 0 && debits.length === 0) return false;
+    const txRowId = await store.upsertTx(trx, { txid: tx.txid, locktime: tx.locktime }, where, now);
+    for (const c of credits) {
+      const outputId = await store.addOutput(trx, txRowId, c.vout, c.addressId, c.value, now);
+      const key = `${tx.txid}:${c.vout}`;
+      if (!watched.outpoints.has(key)) {
+        watched.outpoints.set(key, outputId);
+        added.push([key, outputId]);
+      }
+      touched.add(c.addressId);
+    }
+    for (const d of debits) touched.add(await store.addSpend(trx, txRowId, d.vin, d.outputId));
+    return true;
+  }
+
+  private async syncMempool(): Promise<void> {
+    const { rpc, store } = this.opts;
+    const tipBefore = (await store.tip())?.hash;
+    const mempool = new Set(await rpc.getRawMempool());
+    this.lastNodeAnswerAt = this.opts.clock();
+    for (const txid of this.seenMempool) if (!mempool.has(txid)) this.seenMempool.delete(txid);
+
+    for (const txid of mempool) {
+      if (this.seenMempool.has(txid) || this.stopped) continue;
+      const raw = await rpc.getRawTransaction(txid);
+      this.seenMempool.add(txid);
+      if (!raw) continue;
+      const tx = parseTransaction(raw);
+      const added: Array<[string, bigint]> = [];
+      try {
+        await store.transaction(async (trx) => {
+          const now = this.opts.clock();
+          const touched = new Set<bigint>();
+          if (await this.recordTx(trx, tx, { mempool: true }, now, touched, added)) {
+            await this.emit(trx, 'mempool', touched, this.tipHeight ?? 0, now);
+          }
+        });
+      } catch (err) {
+        for (const [key] of added) this.opts.watched.outpoints.delete(key);
+        this.seenMempool.delete(txid);
+        throw err;
+      }
+    }
+
+    // A transaction we hold as waiting that the node no longer has, unmined: replaced or evicted. Only
+    // judged when no block arrived meanwhile, since a block empties the mempool of what it confirms.
+    if ((await rpc.getBestBlockHash()) !== tipBefore) return;
+    const waiting = await store.mempoolTxs();
+    const gone = [...waiting].filter(([txid]) => !mempool.has(txid)).map(([, id]) => id);
+    if (gone.length === 0) return;
+    await store.transaction(async (trx) => {
+      const now = this.opts.clock();
+      const touched = await store.withdraw(trx, gone, 'left the mempool unmined (replaced, evicted or reorganised out)', now);
+      await this.emit(trx, 'withdrawn', touched, this.tipHeight ?? 0, now);
+    });
+    this.opts.log.info({ chain: store.chain, count: gone.length }, 'transactions withdrawn: they left the mempool unmined');
+  }
+
+  private async emit(trx: Trx, cause: ChainChangeCause, addressIds: Set<bigint>, tipHeight: number, now: number): Promise<void> {
+    const change: ChainChange = { chain: this.opts.store.chain, cause, addressIds, tipHeight, now };
+    for (const listener of this.listeners) await listener(trx, change);
+  }
+
+  private noteTip(height: number): void {
+    if (this.tipHeight !== height) this.lastTipChangeAt = this.opts.clock();
+    this.tipHeight = height;
+  }
+}

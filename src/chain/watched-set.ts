@@ -1,0 +1,48 @@
+import { ScriptIndex } from '../bitcoin/script-index.ts';
+import type { Db } from '../db/database.ts';
+import type { ChainId } from './chain-id.ts';
+
+/** An issued address the watcher matches outputs against. */
+export interface WatchedAddress {
+  addressId: bigint;
+  walletId: bigint;
+}
+
+/**
+ * The scripts of every address issued on one chain, and every watched output (so spends are seen),
+ * held in memory: matching a block costs lookups proportional to the block, not to the address count.
+ */
+export class WatchedSet {
+  readonly scripts = new ScriptIndex<WatchedAddress>();
+  /** `txid:vout` of every recorded output paying a watched script, to its chain_outputs id. */
+  readonly outpoints = new Map<string, bigint>();
+
+  constructor(readonly chain: ChainId) {}
+
+  /** Loads every issued address and recorded output of the chain from the database. */
+  async load(db: Db): Promise<void> {
+    const rows = await db.kysely
+      .selectFrom('addresses')
+      .innerJoin('wallets', 'wallets.id', 'addresses.wallet_id')
+      .select(['addresses.id', 'addresses.wallet_id', 'addresses.script_hex'])
+      .where('wallets.mode', '=', this.chain)
+      .execute();
+    for (const r of rows) this.addScript(Buffer.from(r.script_hex, 'hex'), { addressId: r.id, walletId: r.wallet_id });
+    const outputs = await db.kysely
+      .selectFrom('chain_outputs')
+      .innerJoin('chain_txs', 'chain_txs.id', 'chain_outputs.tx_id')
+      .select(['chain_outputs.id', 'chain_txs.txid', 'chain_outputs.vout'])
+      .where('chain_txs.chain', '=', this.chain)
+      .execute();
+    for (const o of outputs) this.outpoints.set(`${o.txid}:${o.vout}`, o.id);
+  }
+
+  /** Starts watching a script (a newly issued address). */
+  addScript(script: Uint8Array, address: WatchedAddress): void {
+    if (!this.scripts.has(script)) this.scripts.add(script, address);
+  }
+
+  get size(): number {
+    return this.scripts.size;
+  }
+}

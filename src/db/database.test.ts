@@ -1,0 +1,107 @@
+import { afterEach, beforeEach, describe, it, expect } from 'vitest';
+import { sql } from 'kysely';
+import { createTestDb, testEngines, type TestDb } from '../../test/support/test-db.ts';
+import { migrateToLatest } from './migrate.ts';
+import { MIGRATIONS } from './migrations/index.ts';
+import { dbTargetFromConfig } from './database.ts';
+
+const BIG = 9_007_199_254_740_993n; // 2^53 + 1: loses its last digit as a JavaScript number
+
+function walletRow(n: number, createdAt: bigint) {
+  return {
+    api_id: `live_db_test_${n}`,
+    pub: `xpub_db_test_${n}`,
+    mode: 'live' as const,
+    network: 'mainnet',
+    script_type: 'p2wpkh',
+    wallet_type: 3n,
+    local_currency: 'usd',
+    box_public_key: 'b',
+    box_secret_sealed: 'v1:b',
+    sign_public_key: 's',
+    sign_secret_sealed: 'v1:s',
+    created_at: createdAt,
+    updated_at: createdAt,
+  };
+}
+
+describe.each(testEngines())('database on %s', (engine) => {
+  let t: TestDb;
+  beforeEach(async () => {
+    t = await createTestDb(engine);
+  });
+  afterEach(async () => {
+    await t.dispose();
+  });
+
+  it('migrations create every foundation table', async () => {
+    const tables = (await t.db.kysely.introspection.getTables()).map((x) => x.name);
+    expect(tables).toEqual(expect.arrayContaining(['wallets', 'addresses', 'address_notes']));
+  });
+
+  it('running the migrations again applies nothing', async () => {
+    expect(await migrateToLatest(t.db)).toEqual([]);
+    const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(t.db.kysely);
+    expect(applied.rows.map((r) => r.name)).toEqual(MIGRATIONS.map((m) => m.name));
+  });
+
+  it('a second handle on the same database sees the schema as current', async () => {
+    const other = t.reopen();
+    try {
+      expect(await migrateToLatest(other)).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('BIGINT columns read back as bigint without losing precision', async () => {
+    const row = await t.db.kysely.insertInto('wallets').values(walletRow(1, BIG)).returningAll().executeTakeFirstOrThrow();
+    expect(typeof row.id).toBe('bigint');
+    expect(row.created_at).toBe(BIG);
+    const read = await t.db.kysely.selectFrom('wallets').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+    expect(read.created_at).toBe(BIG);
+    expect(read.wallet_type).toBe(3n);
+    expect(read.required_confirmations).toBe(1n);
+    expect(typeof read.id).toBe('bigint');
+  });
+
+  it('an address for an unknown wallet violates the foreign key', async () => {
+    await expect(
+      t.db.kysely
+        .insertInto('addresses')
+        .values({ wallet_id: 424242n, derivation_index: 0n, address: 'bc1qunknown', script_hex: '00', created_at: 1n })
+        .execute(),
+    ).rejects.toThrow(/foreign key/i);
+  });
+
+  it('a note for an unknown address violates the foreign key', async () => {
+    await expect(
+      t.db.kysely.insertInto('address_notes').values({ address_id: 99n, info: 'x', created_at: 1n }).execute(),
+    ).rejects.toThrow(/foreign key/i);
+  });
+
+  it('an address for a known wallet is stored, and its index is unique per wallet', async () => {
+    const w = await t.db.kysely.insertInto('wallets').values(walletRow(2, 1n)).returningAll().executeTakeFirstOrThrow();
+    const addr = { wallet_id: w.id, derivation_index: 0n, address: 'bc1qone', script_hex: '00', created_at: 1n };
+    await t.db.kysely.insertInto('addresses').values(addr).execute();
+    await expect(t.db.kysely.insertInto('addresses').values({ ...addr, address: 'bc1qtwo' }).execute()).rejects.toThrow(/unique|duplicate/i);
+  });
+
+  it('two wallets cannot share a public key', async () => {
+    await t.db.kysely.insertInto('wallets').values(walletRow(3, 1n)).execute();
+    await expect(
+      t.db.kysely.insertInto('wallets').values({ ...walletRow(3, 1n), api_id: 'live_other' }).execute(),
+    ).rejects.toThrow(/unique|duplicate/i);
+  });
+
+  it('ping answers on an open database', async () => {
+    await expect(t.db.ping()).resolves.toBeUndefined();
+  });
+});
+
+describe('dbTargetFromConfig', () => {
+  it('chooses PostgreSQL from DATABASE_URL and otherwise the SQLite file in the data directory', () => {
+    expect(dbTargetFromConfig({ databaseUrl: 'postgres://h/db', dataDir: '/d' })).toEqual({ engine: 'postgres', url: 'postgres://h/db' });
+    expect(dbTargetFromConfig({ databaseUrl: null, dataDir: '/d' })).toEqual({ engine: 'sqlite', file: '/d/satgate.sqlite' });
+  });
+});

@@ -1,0 +1,87 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { ok } from '../http/envelope.ts';
+import type { AppContext } from '../app/context.ts';
+import { issueOrderAddress } from './order-address.ts';
+
+const Envelope = { return: Type.String(), status: Type.String() };
+
+const SetAddrBody = Type.Object({
+  api_id: Type.String({ minLength: 1, maxLength: 100 }),
+  public_key_shared: Type.Optional(Type.String({ maxLength: 200 })),
+  payload: Type.Optional(Type.String({ maxLength: 100_000 })),
+  return_email: Type.Optional(Type.String({ maxLength: 254 })),
+  expiration: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 * 86_400, description: 'seconds; default 7200' })),
+  local_currency: Type.Optional(Type.String({ minLength: 3, maxLength: 3 })),
+  client_txid: Type.Optional(Type.String({ maxLength: 200 })),
+});
+
+const AddressParam = Type.Object({ address: Type.String({ minLength: 1, maxLength: 100 }) });
+
+/** Wallet API operations 5, 8, 9 and 10: order addresses and what the chain shows for them. */
+export async function monitorRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.post<{ Body: Static<typeof SetAddrBody> }>(
+    '/set_addr',
+    {
+      schema: {
+        summary: 'Reserve a receiving address for an order and lock the rate for 15 minutes (op 8)',
+        tags: ['wallet API'],
+        body: SetAddrBody,
+        response: {
+          200: Type.Object({
+            ...Envelope,
+            addr: Type.String(),
+            exchange_rate: Type.Number(),
+            exchange_rate_datetime: Type.String(),
+            local_currency: Type.String(),
+          }),
+        },
+      },
+    },
+    async (request) => ok(await issueOrderAddress(ctx.orderAddresses, request.body)),
+  );
+
+  app.get<{ Params: Static<typeof AddressParam> }>(
+    '/balance/:address',
+    {
+      schema: {
+        summary: 'Balance, transactions and the sealed order result of an issued address (op 9)',
+        tags: ['wallet API'],
+        params: AddressParam,
+      },
+    },
+    async (request) => ok(await ctx.monitor.balance(request.params.address)),
+  );
+
+  app.get<{ Params: Static<typeof AddressParam> }>(
+    '/unspent/:address',
+    {
+      schema: {
+        summary: 'Unspent outputs of an issued address (op 10)',
+        tags: ['wallet API'],
+        params: AddressParam,
+        response: {
+          200: Type.Object({
+            ...Envelope,
+            unspent: Type.Array(
+              Type.Object({ tx_pos: Type.Integer(), value: Type.Integer(), tx_hash: Type.String(), height: Type.Integer() }),
+            ),
+          }),
+        },
+      },
+    },
+    async (request) => ok({ unspent: await ctx.monitor.unspent(request.params.address) }),
+  );
+
+  app.get<{ Params: { public_key: string } }>(
+    '/tx/:public_key',
+    {
+      schema: {
+        summary: 'Every transaction of the wallet registered with this public key (op 5)',
+        tags: ['wallet API'],
+        params: Type.Object({ public_key: Type.String({ minLength: 1, maxLength: 200 }) }),
+      },
+    },
+    async (request) => ok({ tx: await ctx.monitor.walletTransactions(request.params.public_key) }),
+  );
+}

@@ -1,0 +1,127 @@
+import { WalletApiError } from '../core/errors.ts';
+import { isoUtc, type Clock } from '../core/clock.ts';
+import { jsonNumber } from '../core/json-number.ts';
+import type { Db } from '../db/database.ts';
+import type { Rates } from '../rates/rates-port.ts';
+import type { ChainService } from '../chain/chain-service.ts';
+import type { ChainId } from '../chain/chain-id.ts';
+import type { MasterKey } from '../security/master-key.ts';
+import { isDecimal } from '../rates/decimal.ts';
+import { openClientPayload, PayloadError } from './payload-box.ts';
+import type { AddressIssuer } from './address-issuer.ts';
+import type { WalletRepository } from './wallet-repository.ts';
+import { isEmail } from './field-rules.ts';
+
+/** The fields of POST /set_addr (INTERFACE.md 4.1). */
+export interface SetAddrInput {
+  api_id: string;
+  public_key_shared?: string;
+  payload?: string;
+  return_email?: string;
+  expiration?: number;
+  local_currency?: string;
+  client_txid?: string;
+}
+
+/** What set_addr answers. */
+export interface SetAddrResult {
+  addr: string;
+  exchange_rate: number;
+  exchange_rate_datetime: string;
+  local_currency: string;
+}
+
+/** Default reservation of an unused address, seconds (INTERFACE.md 8). */
+export const DEFAULT_EXPIRATION_SECONDS = 7200;
+
+/** What issuing an order address needs. */
+export interface OrderAddressDeps {
+  db: Db;
+  repo: WalletRepository;
+  issuer: AddressIssuer;
+  rates: Rates;
+  chains: ChainService;
+  masterKey: MasterKey;
+  clock: Clock;
+}
+
+/** Operation 8: reserves the lowest free address for an order, locks the rate for 15 minutes, stores the order. */
+export async function issueOrderAddress(deps: OrderAddressDeps, input: SetAddrInput): Promise<SetAddrResult> {
+  const wallet = await deps.repo.findByApiId(input.api_id.trim());
+  if (!wallet) throw new WalletApiError('201', 'Wrong or missing argument: unknown api_id');
+  const chain = deps.chains.forMode(wallet.mode as ChainId);
+  if (input.return_email !== undefined && !isEmail(input.return_email)) {
+    throw new WalletApiError('308', 'Invalid e-mail address: return_email');
+  }
+  const order = openPayload(deps, wallet, input);
+  const currency = (input.local_currency ?? order?.local_currency ?? wallet.local_currency).trim().toUpperCase();
+  const expirationSec = input.expiration ?? DEFAULT_EXPIRATION_SECONDS;
+
+  const now = deps.clock();
+  const { address, lock } = await deps.db.kysely.transaction().execute(async (trx) => {
+    const lock = await deps.rates.lock('address', currency, trx);
+    const address = await deps.issuer.reserveForOrder(trx, wallet, now, now + expirationSec * 1000);
+    await trx
+      .insertInto('address_orders')
+      .values({
+        address_id: address.id,
+        wallet_id: wallet.id,
+        client_txid: input.client_txid ?? null,
+        return_email: input.return_email?.trim() ?? null,
+        local_currency: currency.toLowerCase(),
+        order_amount: order?.order_amount ?? null,
+        exchange_rate: lock.rate,
+        exchange_rate_at: BigInt(lock.rateAt),
+        rate_lock_expires_at: BigInt(lock.expiresAt),
+        client_public_key: input.public_key_shared?.trim() ?? null,
+        payload_json: order ? JSON.stringify(order) : null,
+        created_at: BigInt(now),
+        reserved_until: BigInt(now + expirationSec * 1000),
+      })
+      .execute();
+    return { address, lock };
+  });
+  chain.watched.addScript(Buffer.from(address.script_hex, 'hex'), { addressId: address.id, walletId: wallet.id });
+  return {
+    addr: address.address,
+    exchange_rate: jsonNumber(lock.rate),
+    exchange_rate_datetime: isoUtc(lock.rateAt),
+    local_currency: currency.toLowerCase(),
+  };
+}
+
+/** The decrypted order payload (2.4), validated; undefined when none was sent. */
+function openPayload(
+  deps: OrderAddressDeps,
+  wallet: { api_id: string; box_secret_sealed: string },
+  input: SetAddrInput,
+): { api_id?: string; local_currency?: string; order_amount?: string } | undefined {
+  if (input.payload === undefined || input.payload === '') return undefined;
+  if (!input.public_key_shared) {
+    throw new WalletApiError('201', 'Wrong or missing argument: payload needs public_key_shared (the client public key)');
+  }
+  let content: Record<string, unknown>;
+  try {
+    content = openClientPayload(input.payload, input.public_key_shared, deps.masterKey.unseal(wallet.box_secret_sealed));
+  } catch (err) {
+    if (err instanceof PayloadError) throw new WalletApiError('201', `Wrong or missing argument: payload ${err.message}`);
+    throw err;
+  }
+  const out: { api_id?: string; local_currency?: string; order_amount?: string } = {};
+  if (content.api_id !== undefined) {
+    if (content.api_id !== wallet.api_id) throw new WalletApiError('201', 'Wrong or missing argument: payload api_id does not match');
+    out.api_id = wallet.api_id;
+  }
+  if (content.local_currency !== undefined) {
+    if (typeof content.local_currency !== 'string') throw new WalletApiError('201', 'Wrong or missing argument: payload local_currency');
+    out.local_currency = content.local_currency;
+  }
+  if (content.order_amount !== undefined) {
+    const amount = typeof content.order_amount === 'number' ? String(content.order_amount) : content.order_amount;
+    if (typeof amount !== 'string' || !isDecimal(amount)) {
+      throw new WalletApiError('201', 'Wrong or missing argument: payload order_amount must be a decimal amount');
+    }
+    out.order_amount = amount;
+  }
+  return out;
+}
