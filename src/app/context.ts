@@ -12,6 +12,8 @@ import type { WalletMonitor } from '../wallets/wallet-monitor.ts';
 import type { AddressIssuer } from '../wallets/address-issuer.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import type { Rates } from '../rates/rates-port.ts';
+import type { OutboxWorker } from '../notify/outbox-worker.ts';
+import type { Mailer } from '../notify/mailer.ts';
 
 /** Which local currencies the service can price in right now. */
 export interface CurrencyCatalog {
@@ -35,6 +37,7 @@ export interface AppContext {
   issuer: AddressIssuer;
   orderAddresses: OrderAddressDeps;
   monitor: WalletMonitor;
+  notify: { worker: OutboxWorker; mailer: Mailer };
   wallets: {
     repo: WalletRepository;
     notes: AddressNotes;

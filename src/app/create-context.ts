@@ -11,6 +11,9 @@ import { AddressActivity } from '../wallets/address-activity.ts';
 import { WalletMonitor } from '../wallets/wallet-monitor.ts';
 import { ChainService, type ChainEndpoints } from '../chain/chain-service.ts';
 import { createRateService } from '../rates/rate-service.ts';
+import { OutboxWorker } from '../notify/outbox-worker.ts';
+import { WebhookSender } from '../notify/webhook-sender.ts';
+import { Mailer } from '../notify/mailer.ts';
 import type { AppContext } from './context.ts';
 
 /** Options for building a context; tests pass their own clock, logger and chain endpoints. */
@@ -54,6 +57,9 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     log.warn({ api_id: wallet.api_id, index }, 'issuing an address past the gap limit of 20 unused addresses; wallets may need a larger gap to see it'),
   );
   const currencies = rateService.currencies;
+  const mailer = new Mailer(config.smtpUrl, config.dataDir, config.mailFrom, log);
+  const worker = new OutboxWorker({ db, clock, log, mailer, webhooks: new WebhookSender(db, masterKey, config.allowPrivateWebhooks) });
+  health.register('mail', () => ({ ok: true, delivery: mailer.describe() }));
   return {
     config,
     db,
@@ -67,6 +73,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     issuer,
     orderAddresses: { db, repo, issuer, rates: rateService.rates, chains, masterKey, clock },
     monitor: new WalletMonitor(repo, new AddressActivity(db), masterKey),
+    notify: { worker, mailer },
     wallets: {
       repo,
       notes: new AddressNotes(repo, clock),
@@ -81,9 +88,11 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     start: async () => {
       await rateService.start();
       chains.start();
+      worker.start();
     },
     stopBackground: async () => {
       await chains.stop();
+      await worker.stop();
       await rateService.stop();
     },
   };

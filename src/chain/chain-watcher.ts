@@ -11,6 +11,7 @@ import type { Database } from '../db/schema.ts';
 
 /** How the watcher is doing, for GET /health. */
 export interface WatcherHealth {
+  [detail: string]: unknown;
   ok: boolean;
   network: string;
   tipHeight: number | null;

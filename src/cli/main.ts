@@ -2,8 +2,9 @@ import { ConfigError } from '../config/config.ts';
 import { UsageError, type Command } from './command.ts';
 import { serverCommands } from './commands/server-commands.ts';
 import { walletCommands } from './commands/wallet-commands.ts';
+import { webhookCommands } from './commands/webhook-commands.ts';
 
-const COMMANDS: Command[] = [...serverCommands, ...walletCommands];
+const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));

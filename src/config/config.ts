@@ -22,6 +22,7 @@ export interface Config {
   ratesFile: string | null;
   monitorWindowMs: number;
   smtpUrl: string | null;
+  mailFrom: string;
   allowPrivateWebhooks: boolean;
   fallbackFeeRate: bigint;
   logLevel: string;
@@ -132,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ratesFile: str('SATGATE_RATES_FILE') ? resolve(str('SATGATE_RATES_FILE')!) : null,
     monitorWindowMs: duration('SATGATE_MONITOR_WINDOW', 24 * 3_600_000),
     smtpUrl: url('SATGATE_SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: str('SATGATE_MAIL_FROM') ?? `satgate <satgate@${new URL(publicUrl).hostname.replace(/^\[|\]$/g, '') || 'localhost'}>`,
     allowPrivateWebhooks: allowPrivate === '1' || allowPrivate === 'true',
     fallbackFeeRate,
     logLevel,

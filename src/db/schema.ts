@@ -111,6 +111,108 @@ export interface AddressOrdersTable {
   reserved_until: bigint;
 }
 
+export interface OauthClientsTable {
+  id: Generated<bigint>;
+  client_id: string;
+  secret_hash: string;
+  created_at: bigint;
+  revoked_at: bigint | null;
+}
+
+export interface OauthClientWalletsTable {
+  client_id: bigint;
+  wallet_id: bigint;
+}
+
+export interface OauthTokensTable {
+  id: Generated<bigint>;
+  token_hash: string;
+  client_id: bigint;
+  created_at: bigint;
+  expires_at: bigint;
+}
+
+/** A wallet's webhook signing secret (sealed), and the previous one while it is still honoured. */
+export interface WebhookSecretsTable {
+  wallet_id: bigint;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_valid_until: bigint | null;
+  rotated_at: bigint;
+}
+
+/** A payment API v1 request. Amount columns mirror the last derived status. */
+export interface PaymentsTable {
+  id: Generated<bigint>;
+  reference: string;
+  wallet_id: bigint;
+  address_id: bigint;
+  client_id: bigint | null;
+  type: 'custom' | 'hosted';
+  crypto_currency: string;
+  crypto_sats: bigint;
+  order_currency: string;
+  order_amount: string;
+  exchange_rate: string;
+  rate_lock_id: bigint | null;
+  expiry_at: bigint;
+  monitor_until: bigint;
+  status: string;
+  status_at: bigint;
+  confirmed_sats: Generated<bigint>;
+  unconfirmed_sats: Generated<bigint>;
+  confirmed_order_amount: Generated<string>;
+  unconfirmed_order_amount: Generated<string>;
+  request_json: string;
+  created_at: bigint;
+}
+
+export interface PaymentTransitionsTable {
+  id: Generated<bigint>;
+  payment_id: bigint;
+  from_status: string | null;
+  to_status: string;
+  cause: string;
+  at: bigint;
+}
+
+export interface IdempotencyKeysTable {
+  client_id: bigint;
+  key: string;
+  body_hash: string;
+  payment_id: bigint | null;
+  response_json: string | null;
+  created_at: bigint;
+}
+
+/** A webhook or e-mail waiting to be delivered (the durable outbox). */
+export interface OutboxTable {
+  id: Generated<bigint>;
+  event_id: string;
+  kind: 'webhook' | 'email';
+  wallet_id: bigint | null;
+  payment_id: bigint | null;
+  target: string;
+  payload_json: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: Generated<bigint>;
+  next_attempt_at: bigint;
+  locked_until: bigint | null;
+  last_error: string | null;
+  created_at: bigint;
+  delivered_at: bigint | null;
+}
+
+export interface OutboxAttemptsTable {
+  id: Generated<bigint>;
+  outbox_id: bigint;
+  attempt: bigint;
+  at: bigint;
+  http_status: bigint | null;
+  error: string | null;
+  duration_ms: bigint;
+}
+
 /** The whole database as Kysely sees it; later capabilities extend it with their tables. */
 export interface Database {
   wallets: WalletsTable;
@@ -122,4 +224,13 @@ export interface Database {
   chain_outputs: ChainOutputsTable;
   chain_spends: ChainSpendsTable;
   address_orders: AddressOrdersTable;
+  oauth_clients: OauthClientsTable;
+  oauth_client_wallets: OauthClientWalletsTable;
+  oauth_tokens: OauthTokensTable;
+  webhook_secrets: WebhookSecretsTable;
+  payments: PaymentsTable;
+  payment_transitions: PaymentTransitionsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  outbox: OutboxTable;
+  outbox_attempts: OutboxAttemptsTable;
 }

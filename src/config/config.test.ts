@@ -1,0 +1,118 @@
+import { resolve } from 'node:path';
+import { describe, it, expect } from 'vitest';
+import { loadConfig, parseDuration, ConfigError } from './config.ts';
+
+/** Runs loadConfig and returns the ConfigError it throws (failing the test if it does not). */
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error('loadConfig accepted a bad configuration');
+}
+
+describe('loadConfig', () => {
+  it('an empty environment gives the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(8080);
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.dataDir).toBe(resolve('./data'));
+    expect(c.publicUrl).toBe('http://127.0.0.1:8080');
+    expect(c.masterKeyFile).toBe(resolve('./data/master.key'));
+    expect(c.databaseUrl).toBeNull();
+    expect(c.devChain).toBe(true);
+    expect(c.testNetwork).toBe('regtest');
+    expect(c.rateIntervalMs).toBe(3_600_000);
+    expect(c.monitorWindowMs).toBe(24 * 3_600_000);
+    expect(c.logLevel).toBe('info');
+    expect(c.fallbackFeeRate).toBe(10n);
+  });
+
+  it('the public URL follows HOST and PORT when not given', () => {
+    expect(loadConfig({ HOST: '10.1.2.3', PORT: '9000' }).publicUrl).toBe('http://10.1.2.3:9000');
+    expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).publicUrl).toBe('http://127.0.0.1:9000');
+    expect(loadConfig({ HOST: '::1', PORT: '9000' }).publicUrl).toBe('http://[::1]:9000');
+  });
+
+  it('an explicit public URL loses its trailing slash', () => {
+    expect(loadConfig({ SATGATE_PUBLIC_URL: 'https://pay.example.com/' }).publicUrl).toBe('https://pay.example.com');
+  });
+
+  it('the master key file lives under the data directory unless set', () => {
+    expect(loadConfig({ SATGATE_DATA_DIR: '/srv/satgate' }).masterKeyFile).toBe('/srv/satgate/master.key');
+    expect(loadConfig({ SATGATE_DATA_DIR: '/srv/satgate', SATGATE_MASTER_KEY_FILE: '/keys/m.key' }).masterKeyFile).toBe('/keys/m.key');
+  });
+
+  it('a relative data directory is resolved to an absolute path', () => {
+    expect(loadConfig({ SATGATE_DATA_DIR: 'some/dir' }).dataDir).toBe(resolve('some/dir'));
+  });
+
+  it('SQLite is used without DATABASE_URL and PostgreSQL with it', () => {
+    expect(loadConfig({}).databaseUrl).toBeNull();
+    expect(loadConfig({ DATABASE_URL: '  ' }).databaseUrl).toBeNull();
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db/x' }).databaseUrl).toBe('postgres://u@db/x');
+    expect(loadConfig({ DATABASE_URL: 'postgresql://u@db/x' }).databaseUrl).toBe('postgresql://u@db/x');
+  });
+
+  it('a test RPC URL makes testnet4 the default test network and turns off the dev chain', () => {
+    const c = loadConfig({ SATGATE_TEST_RPC_URL: 'http://u:p@127.0.0.1:48332' });
+    expect(c.testNetwork).toBe('testnet4');
+    expect(c.devChain).toBe(false);
+    expect(loadConfig({ SATGATE_TEST_RPC_URL: 'http://127.0.0.1:38332', SATGATE_TEST_NETWORK: 'signet' }).testNetwork).toBe('signet');
+  });
+
+  it('every bad value is named in one ConfigError', () => {
+    const err = configError({
+      PORT: 'abc',
+      DATABASE_URL: 'mysql://root@db/x',
+      SATGATE_TEST_NETWORK: 'mainnet',
+      SATGATE_RATE_INTERVAL: 'soon',
+      SATGATE_MONITOR_WINDOW: '-5m',
+    });
+    const text = err.problems.join('\n');
+    expect(err.problems).toHaveLength(5);
+    expect(text).toMatch(/PORT="abc"/);
+    expect(text).toMatch(/DATABASE_URL must be a URL starting with postgres:\/\//);
+    expect(text).toMatch(/SATGATE_TEST_NETWORK="mainnet"/);
+    expect(text).toMatch(/SATGATE_RATE_INTERVAL="soon"/);
+    expect(text).toMatch(/SATGATE_MONITOR_WINDOW="-5m"/);
+    for (const p of err.problems) expect(err.message).toContain(p);
+  });
+
+  it('a port outside 0-65535 is refused', () => {
+    expect(configError({ PORT: '70000' }).problems[0]).toMatch(/^PORT=/);
+    expect(configError({ PORT: '80.5' }).problems[0]).toMatch(/^PORT=/);
+  });
+
+  it('a DATABASE_URL that is not a URL is refused', () => {
+    expect(configError({ DATABASE_URL: 'not a url' }).problems).toEqual(['DATABASE_URL is not a valid URL']);
+  });
+
+  it('a non-regtest test network without a test node is refused', () => {
+    expect(configError({ SATGATE_TEST_NETWORK: 'signet' }).problems[0]).toMatch(/SATGATE_TEST_RPC_URL/);
+  });
+
+  it('durations in the environment are parsed', () => {
+    const c = loadConfig({ SATGATE_RATE_INTERVAL: '15m', SATGATE_MONITOR_WINDOW: '2d' });
+    expect(c.rateIntervalMs).toBe(900_000);
+    expect(c.monitorWindowMs).toBe(172_800_000);
+  });
+});
+
+describe('parseDuration', () => {
+  it('reads bare numbers as seconds and understands ms, s, m, h and d', () => {
+    expect(parseDuration('3600')).toBe(3_600_000);
+    expect(parseDuration('500ms')).toBe(500);
+    expect(parseDuration('90s')).toBe(90_000);
+    expect(parseDuration('15m')).toBe(900_000);
+    expect(parseDuration('1h')).toBe(3_600_000);
+    expect(parseDuration('24h')).toBe(86_400_000);
+    expect(parseDuration(' 2d ')).toBe(172_800_000);
+  });
+
+  it('refuses zero, negatives, fractions, unknown units and words', () => {
+    for (const bad of ['0', '0s', '-1', '1.5h', '10w', 'soon', '', 'h']) expect(parseDuration(bad)).toBeNull();
+  });
+});

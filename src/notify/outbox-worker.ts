@@ -1,0 +1,110 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/database.ts';
+import type { Clock } from '../core/clock.ts';
+import { claimDueOutbox, type OutboxRow } from '../db/outbox-claims.ts';
+import { nextAttemptAt } from './retry-schedule.ts';
+import type { AttemptOutcome, WebhookSender } from './webhook-sender.ts';
+import type { Mailer } from './mailer.ts';
+import { renderEventMail } from './event-mail.ts';
+
+/** Worker settings. */
+export interface OutboxWorkerOptions {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  webhooks: WebhookSender;
+  mailer: Mailer;
+  /** How often to look for due events (default 1000 ms). */
+  intervalMs?: number;
+  /** Events handled per round (default 20). */
+  batchSize?: number;
+}
+
+/**
+ * Delivers the outbox: claims due rows, sends each, records the attempt, and reschedules failures on
+ * the retry schedule. State lives only in the database, so a restart picks up exactly where it stopped.
+ */
+export class OutboxWorker {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+  private stopped = false;
+
+  constructor(private readonly opts: OutboxWorkerOptions) {}
+
+  /** Starts the delivery loop. */
+  start(): void {
+    this.stopped = false;
+    const loop = async () => {
+      if (this.stopped) return;
+      await this.runOnce().catch((err) => this.opts.log.error({ err }, 'outbox round failed'));
+      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.opts.intervalMs ?? 1000);
+    };
+    this.timer = setTimeout(() => void loop(), 0);
+  }
+
+  /** Stops the loop, waiting for a round in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running?.catch(() => {});
+  }
+
+  /** Delivers every due event once; returns how many were attempted. */
+  async runOnce(): Promise<number> {
+    if (this.running) return this.running;
+    this.running = (async () => {
+      const now = this.opts.clock();
+      const rows = await claimDueOutbox(this.opts.db, now, this.opts.batchSize ?? 20, 60_000);
+      await Promise.all(rows.map((row) => this.deliver(row)));
+      return rows.length;
+    })();
+    try {
+      return await this.running;
+    } finally {
+      this.running = null;
+    }
+  }
+
+  private async deliver(row: OutboxRow): Promise<void> {
+    const now = this.opts.clock();
+    let outcome: AttemptOutcome;
+    if (row.kind === 'webhook') {
+      outcome = await this.opts.webhooks.send(row.target, row.payload_json, row.wallet_id, row.event_id, now);
+    } else {
+      const payload = JSON.parse(row.payload_json) as Record<string, unknown>;
+      outcome = await this.opts.mailer.send({ to: row.target, ...renderEventMail(payload) }, row.event_id);
+    }
+    const attempt = Number(row.attempts) + 1;
+    const doneAt = this.opts.clock();
+    const retryAt = outcome.ok ? null : nextAttemptAt(attempt, Number(row.created_at), doneAt);
+    await this.opts.db.kysely.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('outbox_attempts')
+        .values({
+          outbox_id: row.id,
+          attempt: BigInt(attempt),
+          at: BigInt(now),
+          http_status: outcome.httpStatus === null ? null : BigInt(outcome.httpStatus),
+          error: outcome.error,
+          duration_ms: BigInt(Math.round(outcome.durationMs)),
+        })
+        .execute();
+      await trx
+        .updateTable('outbox')
+        .set({
+          attempts: BigInt(attempt),
+          state: outcome.ok ? 'delivered' : retryAt === null ? 'failed' : 'pending',
+          next_attempt_at: BigInt(retryAt ?? doneAt),
+          delivered_at: outcome.ok ? BigInt(doneAt) : null,
+          last_error: outcome.error,
+          locked_until: null,
+        })
+        .where('id', '=', row.id)
+        .execute();
+    });
+    const fields = { event_id: row.event_id, kind: row.kind, attempt, status: outcome.httpStatus };
+    if (outcome.ok) this.opts.log.info(fields, 'notification delivered');
+    else if (retryAt === null) this.opts.log.error({ ...fields, error: outcome.error }, 'notification failed for good after its retry window');
+    else this.opts.log.warn({ ...fields, error: outcome.error, retry_at: new Date(retryAt).toISOString() }, 'notification failed; will retry');
+  }
+}
