@@ -8,7 +8,7 @@ import { Transaction, RawTx } from '@scure/btc-signer';
 import { hex } from '@scure/base';
 import { parseBlock } from '../src/bitcoin/raw-block.ts';
 import { ScriptIndex } from '../src/bitcoin/script-index.ts';
-import { coinbaseParts, serializeBlock, serializeTx, serializeHeader, type TxParts } from '../test/support/block-builder.ts';
+import { coinbaseParts, serializeBlock, serializeTx, serializeHeader, type TxParts } from '../src/devchain/block-builder.ts';
 
 const TX_COUNT = 3_000;
 const WATCHED = 100_000;

@@ -8,6 +8,7 @@ import { MasterKey } from '../security/master-key.ts';
 import { buildApp } from '../http/app.ts';
 import { VERSION } from '../core/version.ts';
 import { createContext } from './create-context.ts';
+import { startDevChain, type DevChain } from '../devchain/dev-chain.ts';
 
 /** Starts the whole service in this process and stops it cleanly on SIGTERM or SIGINT. */
 export async function runServer(config: Config = loadConfig()): Promise<void> {
@@ -31,8 +32,28 @@ export async function runServer(config: Config = loadConfig()): Promise<void> {
     await db.close();
     throw err;
   }
-  const ctx = await createContext({ config, db, masterKey, log });
-  const app = await buildApp(ctx);
+  let devChain: DevChain | undefined;
+  if (config.devChain) {
+    log.warn(
+      'DEVELOPMENT MODE: no Bitcoin node is configured (SATGATE_LIVE_RPC_URL, SATGATE_TEST_RPC_URL), so satgate runs its own ' +
+        'regtest chain as the sandbox network. Live mode is disabled. Try: npx satgate dev pay <address> 0.001; npx satgate dev mine',
+    );
+    try {
+      devChain = await startDevChain(config.dataDir, log);
+    } catch (err) {
+      lock?.release();
+      await db.close();
+      throw err;
+    }
+  }
+  const ctx = await createContext({
+    config,
+    db,
+    masterKey,
+    log,
+    ...(devChain ? { chains: { test: { rpcUrl: devChain.rpcUrl, network: 'regtest' as const } } } : {}),
+  });
+  const app = await buildApp(ctx, devChain ? { devChain } : {});
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -42,6 +63,7 @@ export async function runServer(config: Config = loadConfig()): Promise<void> {
     try {
       await app.close();
       await ctx.stopBackground();
+      await devChain?.stop();
       await db.close();
     } finally {
       lock?.release();

@@ -4,7 +4,7 @@ import { Transaction, RawTx as ScureRawTx } from '@scure/btc-signer';
 import { hex } from '@scure/base';
 import { createRequire } from 'node:module';
 import { parseTransaction, wtxidOf, RawParseError } from './raw-tx.ts';
-import { serializeTx, type TxParts } from '../../test/support/block-builder.ts';
+import { serializeTx, type TxParts } from '../devchain/block-builder.ts';
 import vectors from '../../test/vectors/raw-blocks.json' with { type: 'json' };
 
 const require = createRequire(import.meta.url);

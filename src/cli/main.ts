@@ -3,8 +3,9 @@ import { UsageError, type Command } from './command.ts';
 import { serverCommands } from './commands/server-commands.ts';
 import { walletCommands } from './commands/wallet-commands.ts';
 import { webhookCommands } from './commands/webhook-commands.ts';
+import { devCommands } from './commands/dev-commands.ts';
 
-const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands];
+const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...devCommands];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));

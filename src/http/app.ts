@@ -8,6 +8,7 @@ import { installErrorHandling } from './error-handler.ts';
 import { REDACT_PATHS, redactUrl } from './log-redaction.ts';
 import { walletRoutes } from '../wallets/routes.ts';
 import { monitorRoutes } from '../wallets/monitor-routes.ts';
+import type { DevChain } from '../devchain/dev-chain.ts';
 
 /** Largest JSON body accepted (DESIGN.md section 7). */
 export const BODY_LIMIT = 1024 * 1024;
@@ -15,7 +16,10 @@ export const BODY_LIMIT = 1024 * 1024;
 /** Options for the HTTP app; `logger: false` silences request logs (tests), `logStream` redirects them. */
 export interface AppOptions {
   logger?: boolean;
+  /** Request logs go to this stream instead of stdout (tests read them). */
   logStream?: NodeJS.WritableStream;
+  /** Development mode: the built-in chain, whose /dev endpoints are then served. */
+  devChain?: DevChain;
 }
 
 /** Builds the Fastify app around a context; server.ts only starts it, tests `inject` into it. */
@@ -60,5 +64,10 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
 
   await app.register(async (scope) => walletRoutes(scope, ctx));
   await app.register(async (scope) => monitorRoutes(scope, ctx));
+  const devChain = opts.devChain;
+  if (devChain) {
+    const { devRoutes } = await import('../devchain/dev-routes.ts');
+    await app.register(async (scope) => devRoutes(scope, ctx, devChain));
+  }
   return app;
 }

@@ -1,0 +1,355 @@
+// A real bcoin@1.0.2 regtest full node, in-process, with a funded payer built on btc-signer.
+// bcoin's regtest address formats differ from Core's (bech32 "rb"), so only scripts and
+// bcoin's own addresses are handed to it.
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { Transaction, p2wpkh } from '@scure/btc-signer';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { RpcClient } from '../chain/rpc-client.ts';
+import { parseTransaction, wtxidOf, type RawTx } from '../bitcoin/raw-tx.ts';
+import { parseBlock } from '../bitcoin/raw-block.ts';
+import {
+  coinbaseParts,
+  grindHeader,
+  merkleRoot,
+  serializeBlock,
+  serializeHeader,
+  serializeTx,
+  toDisplayHex,
+  hash256,
+  witnessCommitment,
+} from './block-builder.ts';
+
+// Just the parts of bcoin's (untyped, CommonJS) API this helper touches.
+interface BcoinCoin {
+  txid(): string;
+  index: number;
+  value: number;
+  height: number;
+  coinbase: boolean;
+}
+interface BcoinAddress {
+  toString(network: string): string;
+}
+interface BcoinFullNode {
+  open(): Promise<void>;
+  on(event: 'error', listener: (err: Error) => void): void;
+  close(): Promise<void>;
+  getCoinsByAddress(addrs: BcoinAddress[]): Promise<BcoinCoin[]>;
+  chain: { height: number };
+}
+interface Bcoin {
+  FullNode: new (options: Record<string, unknown>) => BcoinFullNode;
+  Address: { fromScript(script: unknown): BcoinAddress };
+  Script: { fromRaw(raw: Buffer): unknown };
+}
+
+const bcoin = createRequire(import.meta.url)('bcoin') as Bcoin;
+
+/** A payment the payer sent: txid, raw hex, and the output index of each requested output. */
+export interface Payment {
+  txid: string;
+  hex: string;
+  vouts: number[];
+}
+
+export interface RegtestNodeOptions {
+  /** Blocks mined at start (default 450: bcoin regtest activates segwit at 432; coinbases mature after 100). */
+  blocks?: number;
+  /** Fee rate the payer uses, sat/vB (default 2). */
+  feeRate?: bigint;
+  /** Keep the chain in this directory (LevelDB) instead of memory, so it survives restarts. */
+  prefix?: string;
+  /** The payer's private key (32 bytes); random by default. Keep it to keep the funds of a persistent chain. */
+  payerKey?: Uint8Array;
+}
+
+const COINBASE_MATURITY = 100;
+const HALVING_INTERVAL = 150; // regtest
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve, reject) => srv.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const addr = srv.address();
+  await new Promise((r) => srv.close(r));
+  if (!addr || typeof addr === 'string') throw new Error('no free port');
+  return addr.port;
+}
+
+/** Start a bcoin regtest node, mine past segwit activation, and return the harness. */
+export async function startRegtestNode(options: RegtestNodeOptions = {}): Promise<RegtestNode> {
+  const port = await freePort();
+  const apiKey = randomBytes(16).toString('hex');
+  const node = new bcoin.FullNode({
+    network: 'regtest',
+    ...(options.prefix ? { memory: false, prefix: options.prefix } : { memory: true }),
+    indexTX: true,
+    indexAddress: true,
+    listen: false,
+    workers: false,
+    httpHost: '127.0.0.1',
+    httpPort: port,
+    apiKey,
+    logLevel: 'error',
+    logConsole: false,
+  });
+  await node.open();
+  const harness = new RegtestNode(node, `http://satgate:${apiKey}@127.0.0.1:${port}/`, options.feeRate ?? 2n, options.payerKey);
+  try {
+    const missing = (options.blocks ?? 450) - node.chain.height;
+    if (missing > 0) await harness.mine(missing);
+  } catch (err) {
+    await node.close();
+    throw err;
+  }
+  return harness;
+}
+
+/** Handle on a running regtest node and its payer wallet. */
+export class RegtestNode {
+  /** RPC client for the node (retries off so test failures surface at once). */
+  readonly rpc: RpcClient;
+  /** The payer's p2wpkh scriptPubKey. */
+  readonly payerScript: Uint8Array;
+  private readonly privateKey: Uint8Array;
+  private readonly payerAddress: BcoinAddress;
+  // Serialises payer spends so two concurrent payments never pick the same coin.
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly nodeErrors: string[] = [];
+
+  constructor(
+    private readonly node: BcoinFullNode,
+    /** RPC URL with credentials, usable with RpcClient. */
+    readonly rpcUrl: string,
+    private readonly feeRate: bigint,
+    payerKey?: Uint8Array,
+  ) {
+    this.rpc = new RpcClient({ url: rpcUrl, retries: 0, timeoutMs: 60_000 });
+    this.privateKey = payerKey ?? secp256k1.utils.randomSecretKey();
+    this.payerScript = p2wpkh(secp256k1.getPublicKey(this.privateKey, true)).script;
+    this.payerAddress = bcoin.Address.fromScript(bcoin.Script.fromRaw(Buffer.from(this.payerScript)));
+    node.on('error', (err) => this.nodeErrors.push(err.message));
+  }
+
+  /** bcoin's regtest address string for a script (for bcoin RPCs such as generatetoaddress). */
+  bcoinAddress(script: Uint8Array): string {
+    return bcoin.Address.fromScript(bcoin.Script.fromRaw(Buffer.from(script))).toString('regtest');
+  }
+
+  /** Sign and finalize a btc-signer transaction whose inputs are all payer coins. */
+  signAsPayer(tx: Transaction): Transaction {
+    tx.sign(this.privateKey);
+    tx.finalize();
+    return tx;
+  }
+
+  /** Current best height. */
+  async height(): Promise<number> {
+    return (await this.rpc.getBlockchainInfo()).blocks;
+  }
+
+  /** Mine n blocks paying the payer; returns their hashes. */
+  async mine(n: number): Promise<string[]> {
+    return this.rpc.call<string[]>('generatetoaddress', [n, this.payerAddress.toString('regtest')]);
+  }
+
+  /** Pay `amount` satoshis to any script; the transaction goes to the mempool. */
+  async pay(script: Uint8Array, amount: bigint): Promise<Payment> {
+    return this.payMany([{ script, amount }]);
+  }
+
+  /** Pay several outputs in one transaction (outputs keep the given order; change goes last). */
+  async payMany(outputs: { script: Uint8Array; amount: bigint }[]): Promise<Payment> {
+    return this.serial(async () => {
+      const hex = await this.buildPayment(outputs);
+      const txid = await this.sendAndWait(hex);
+      return { txid, hex, vouts: outputs.map((_, i) => i) };
+    });
+  }
+
+  /**
+   * sendrawtransaction, then wait until the transaction is in the mempool: bcoin answers the
+   * call before validating and drops a rejected transaction silently (only logging an error).
+   */
+  async sendAndWait(hex: string, timeoutMs = 5_000): Promise<string> {
+    const errorsBefore = this.nodeErrors.length;
+    const txid = await this.rpc.sendRawTransaction(hex);
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if ((await this.rpc.getRawMempool()).includes(txid)) return txid;
+      if (this.nodeErrors.length > errorsBefore) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const reason = this.nodeErrors.slice(errorsBefore).join('; ') || 'timed out';
+    throw new Error(`node did not accept ${txid} into its mempool: ${reason}`);
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Spendable payer coins (mempool included), confirmed ones first, largest first. */
+  private async spendableCoins(): Promise<BcoinCoin[]> {
+    const nextHeight = this.node.chain.height + 1;
+    const coins = await this.node.getCoinsByAddress([this.payerAddress]);
+    return coins
+      .filter((c) => !c.coinbase || (c.height >= 0 && nextHeight - c.height >= COINBASE_MATURITY))
+      .sort((a, b) => (a.height < 0 ? 1 : 0) - (b.height < 0 ? 1 : 0) || b.value - a.value);
+  }
+
+  private async buildPayment(outputs: { script: Uint8Array; amount: bigint }[]): Promise<string> {
+    const want = outputs.reduce((s, o) => s + o.amount, 0n);
+    const outBytes = outputs.reduce((s, o) => s + 9 + o.script.length, 0);
+    const chosen: BcoinCoin[] = [];
+    let have = 0n;
+    let fee = 0n;
+    for (const coin of await this.spendableCoins()) {
+      chosen.push(coin);
+      have += BigInt(coin.value);
+      // vsize: overhead 11, p2wpkh input 68, change output 31.
+      fee = BigInt(11 + 68 * chosen.length + outBytes + 31) * this.feeRate;
+      if (have >= want + fee) break;
+    }
+    if (have < want + fee) throw new Error(`payer has ${have} sat spendable, needs ${want + fee}`);
+    const tx = new Transaction({ allowUnknownOutputs: true });
+    for (const c of chosen) {
+      tx.addInput({ txid: c.txid(), index: c.index, witnessUtxo: { script: this.payerScript, amount: BigInt(c.value) } });
+    }
+    for (const o of outputs) tx.addOutput({ script: o.script, amount: o.amount });
+    const change = have - want - fee;
+    if (change >= 1000n) tx.addOutput({ script: this.payerScript, amount: change });
+    tx.sign(this.privateKey);
+    tx.finalize();
+    return tx.hex;
+  }
+
+  /** Build, grind and submit a block holding exactly these transactions (in order) on `parent` (default: tip). */
+  async mineBlockWith(txHexes: string[], opts: { parent?: string } = {}): Promise<string> {
+    const parentHash = opts.parent ?? (await this.rpc.getBestBlockHash());
+    const parent = await this.rpc.getBlockHeader(parentHash);
+    const height = parent.height + 1;
+    const txs = txHexes.map((h) => parseTransaction(Buffer.from(h, 'hex')));
+    const anyWitness = txs.some((t) => t.hasWitness);
+    const coinbase = serializeTx(
+      coinbaseParts({
+        height,
+        // Subsidy only: claiming less than subsidy + fees is valid and spares fetching prevouts.
+        value: 5_000_000_000n >> BigInt(Math.floor(height / HALVING_INTERVAL)),
+        script: this.payerScript,
+        witnessCommitment: anyWitness ? witnessCommitment(txs.map(wtxidOf)) : undefined,
+        extraNonce: randomBytes(8),
+      }),
+    );
+    const coinbaseTxid = parseTransaction(coinbase).txid;
+    const bits = parseInt(parent.bits, 16);
+    const header = serializeHeader({
+      version: 0x20000000,
+      prevHash: parentHash,
+      merkleRoot: merkleRoot([coinbaseTxid, ...txs.map((t) => t.txid)]),
+      time: Math.max(parent.mediantime + 1, Math.floor(Date.now() / 1000)),
+      bits,
+      nonce: 0,
+    });
+    const solved = grindHeader(header, bits);
+    const block = serializeBlock(solved, [coinbase, ...txs.map((t) => t.bytes)]);
+    const result = await this.rpc.call<string | null>('submitblock', [Buffer.from(block).toString('hex')]);
+    if (result !== null) throw new Error(`node rejected block: ${result}`);
+    return toDisplayHex(hash256(solved));
+  }
+
+  /**
+   * Replace a payer transaction still in the mempool the way a miner would: mine a block with a
+   * conflicting transaction that spends the same inputs back to the payer.
+   */
+  async replaceWithConflict(originalTxid: string): Promise<{ txid: string; hex: string; blockHash: string }> {
+    return this.serial(async () => {
+      const raw = await this.rpc.getRawTransaction(originalTxid);
+      if (!raw) throw new Error(`unknown transaction ${originalTxid}`);
+      const original = parseTransaction(raw);
+      const mempool = new Set(await this.rpc.getRawMempool());
+      if (!mempool.has(originalTxid)) throw new Error(`${originalTxid} is not in the mempool`);
+      const tx = new Transaction();
+      let total = 0n;
+      const ancestors: string[] = [];
+      for (const input of original.inputs) {
+        const prevRaw = await this.rpc.getRawTransaction(input.prevTxid);
+        if (!prevRaw) throw new Error(`cannot find input ${input.prevTxid}`);
+        const prevOut = parseTransaction(prevRaw).outputs[input.vout];
+        if (!prevOut || Buffer.compare(prevOut.script, this.payerScript) !== 0) {
+          throw new Error('can only conflict transactions that spend payer coins');
+        }
+        total += prevOut.value;
+        tx.addInput({ txid: input.prevTxid, index: input.vout, witnessUtxo: { script: this.payerScript, amount: prevOut.value } });
+        await this.collectMempoolAncestors(input.prevTxid, mempool, ancestors);
+      }
+      const fee = BigInt(11 + 68 * original.inputs.length + 31) * this.feeRate;
+      tx.addOutput({ script: this.payerScript, amount: total - fee });
+      tx.sign(this.privateKey);
+      tx.finalize();
+      const blockHash = await this.mineBlockWith([...ancestors, tx.hex]);
+      return { txid: tx.id, hex: tx.hex, blockHash };
+    });
+  }
+
+  /** Unconfirmed ancestors of txid (txid included), parents before children. */
+  private async collectMempoolAncestors(txid: string, mempool: Set<string>, out: string[]): Promise<void> {
+    if (!mempool.has(txid)) return;
+    const raw = await this.rpc.getRawTransaction(txid);
+    if (!raw) return;
+    for (const input of parseTransaction(raw).inputs) await this.collectMempoolAncestors(input.prevTxid, mempool, out);
+    const hex = Buffer.from(raw).toString('hex');
+    if (!out.includes(hex)) out.push(hex);
+  }
+
+  /**
+   * Replace the top `depth` blocks with a branch of `newLength` blocks (default depth + 1), the
+   * first holding `include`. Method 'fork' (default) mines a competing branch the node switches to,
+   * as on the real network, and orphaned transactions return to the mempool as Core does them
+   * (re-sent here: bcoin skips that when its mempool happens to be empty). Method 'invalidate'
+   * calls `invalidateblock` first; bcoin then rewinds without returning the invalidated blocks'
+   * transactions to its mempool, so they vanish unless `include`d. Returns the new hashes.
+   */
+  async reorg(
+    depth: number,
+    newLength = depth + 1,
+    opts: { include?: string[]; method?: 'fork' | 'invalidate' } = {},
+  ): Promise<string[]> {
+    if (depth < 1 || newLength < 1) throw new Error('depth and newLength must be positive');
+    const tip = await this.height();
+    if (depth > tip) throw new Error(`cannot reorg ${depth} blocks on a chain of height ${tip}`);
+    const include = opts.include ?? [];
+    const orphaned: RawTx[] = [];
+    if (opts.method !== 'invalidate') {
+      for (let h = tip - depth + 1; h <= tip; h++) {
+        orphaned.push(...parseBlock(await this.rpc.getRawBlock(await this.rpc.getBlockHash(h))).txs.slice(1));
+      }
+    } else {
+      await this.rpc.call('invalidateblock', [await this.rpc.getBlockHash(tip - depth + 1)]);
+    }
+    let parent = await this.rpc.getBlockHash(tip - depth);
+    const hashes: string[] = [];
+    for (let i = 0; i < newLength; i++) {
+      parent = await this.mineBlockWith(i === 0 ? include : [], { parent });
+      hashes.push(parent);
+    }
+    if (newLength > depth) await this.resubmit(orphaned, new Set(include.map((h) => parseTransaction(Buffer.from(h, 'hex')).txid)));
+    return hashes;
+  }
+
+  /** Put orphaned transactions back in the mempool unless the new branch holds or conflicts them. */
+  private async resubmit(txs: RawTx[], inBranch: Set<string>): Promise<void> {
+    const mempool = new Set(await this.rpc.getRawMempool());
+    for (const tx of txs) {
+      if (inBranch.has(tx.txid) || mempool.has(tx.txid)) continue;
+      await this.sendAndWait(Buffer.from(tx.bytes).toString('hex'), 1_000).catch(() => undefined);
+    }
+  }
+
+  /** Stop the node and its HTTP server. */
+  async stop(): Promise<void> {
+    await this.node.close();
+  }
+}
