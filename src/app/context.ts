@@ -12,8 +12,10 @@ import type { WalletMonitor } from '../wallets/wallet-monitor.ts';
 import type { AddressIssuer } from '../wallets/address-issuer.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import type { Rates } from '../rates/rates-port.ts';
+import type { RateHistory } from '../rates/rate-history.ts';
 import type { OutboxWorker } from '../notify/outbox-worker.ts';
 import type { Mailer } from '../notify/mailer.ts';
+import type { Payments } from '../payments/payments.ts';
 
 /** Which local currencies the service can price in right now. */
 export interface CurrencyCatalog {
@@ -33,11 +35,15 @@ export interface AppContext {
   health: HealthRegistry;
   currencies: CurrencyCatalog;
   rates: Rates;
+  /** Stored rates of past days (exchange_history). */
+  rateHistory: RateHistory;
   chains: ChainService;
   issuer: AddressIssuer;
   orderAddresses: OrderAddressDeps;
   monitor: WalletMonitor;
   notify: { worker: OutboxWorker; mailer: Mailer };
+  /** Payment API v1: OAuth clients, operations 26 to 29, the status machine, the hosted page's lookup. */
+  payments: Payments;
   wallets: {
     repo: WalletRepository;
     notes: AddressNotes;

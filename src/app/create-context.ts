@@ -14,6 +14,7 @@ import { createRateService } from '../rates/rate-service.ts';
 import { OutboxWorker } from '../notify/outbox-worker.ts';
 import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
+import { createPayments } from '../payments/payments.ts';
 import type { AppContext } from './context.ts';
 
 /** Options for building a context; tests pass their own clock, logger and chain endpoints. */
@@ -60,6 +61,17 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
   const mailer = new Mailer(config.smtpUrl, config.dataDir, config.mailFrom, log);
   const worker = new OutboxWorker({ db, clock, log, mailer, webhooks: new WebhookSender(db, masterKey, config.allowPrivateWebhooks) });
   health.register('mail', () => ({ ok: true, delivery: mailer.describe() }));
+  const payments = createPayments({
+    config,
+    db,
+    clock,
+    log,
+    rates: rateService.rates,
+    chains,
+    issuer,
+    repo,
+    isSupportedCurrency: (code) => currencies.isSupported(code),
+  });
   return {
     config,
     db,
@@ -69,11 +81,13 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     health,
     currencies,
     rates: rateService.rates,
+    rateHistory: rateService.history,
     chains,
     issuer,
     orderAddresses: { db, repo, issuer, rates: rateService.rates, chains, masterKey, clock },
     monitor: new WalletMonitor(repo, new AddressActivity(db), masterKey),
     notify: { worker, mailer },
+    payments,
     wallets: {
       repo,
       notes: new AddressNotes(repo, clock),
@@ -89,9 +103,11 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       await rateService.start();
       chains.start();
       worker.start();
+      payments.machine.start();
     },
     stopBackground: async () => {
       await chains.stop();
+      await payments.machine.stop();
       await worker.stop();
       await rateService.stop();
     },

@@ -84,9 +84,13 @@ export class ChainWatcher {
     await this.running;
   }
 
-  /** One poll: blocks, then mempool. Errors are logged and reported in health, never thrown. */
+  /**
+   * One poll: blocks, then mempool. Errors are logged and reported in health, never thrown. A poll
+   * already under way may have asked the node before the caller's change, so this waits for it and
+   * then polls afresh.
+   */
   async pollOnce(): Promise<void> {
-    if (this.running) return this.running;
+    while (this.running) await this.running;
     this.running = (async () => {
       try {
         await this.syncBlocks();

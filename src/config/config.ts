@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { PROVIDER_NAMES } from '../rates/providers/registry.ts';
 
 /** Test networks a sandbox node may run on. */
 export type TestNetwork = 'testnet4' | 'signet' | 'regtest';
@@ -19,6 +20,8 @@ export interface Config {
   pollMs: number;
   rateIntervalMs: number;
   rateProviders: string[] | null;
+  /** Base URL per rate provider name (SATGATE_RATE_BASE_URLS), e.g. a mirror or a local replay server. */
+  rateBaseUrls: Record<string, string>;
   ratesFile: string | null;
   monitorWindowMs: number;
   smtpUrl: string | null;
@@ -103,6 +106,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const providersRaw = str('SATGATE_RATE_PROVIDERS');
   const rateProviders = providersRaw === null ? null : providersRaw.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean);
+  const knownProvider = (name: string) => (PROVIDER_NAMES as readonly string[]).includes(name);
+  const unknownProviders = (rateProviders ?? []).filter((p) => !knownProvider(p));
+  if (unknownProviders.length > 0) {
+    problems.push(`SATGATE_RATE_PROVIDERS names unknown provider(s) ${unknownProviders.join(', ')}; known: ${PROVIDER_NAMES.join(', ')}`);
+  }
+  if (rateProviders?.includes('file') && str('SATGATE_RATES_FILE') === null) problems.push('SATGATE_RATE_PROVIDERS includes "file" but SATGATE_RATES_FILE is not set');
+  const rateBaseUrls: Record<string, string> = {};
+  for (const entry of (str('SATGATE_RATE_BASE_URLS') ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+    const eq = entry.indexOf('=');
+    const name = entry.slice(0, eq).trim().toLowerCase();
+    const base = entry.slice(eq + 1).trim();
+    let valid = eq > 0 && knownProvider(name) && name !== 'file';
+    try {
+      valid &&= ['http:', 'https:'].includes(new URL(base).protocol);
+    } catch {
+      valid = false;
+    }
+    if (valid) rateBaseUrls[name] = base;
+    else problems.push(`SATGATE_RATE_BASE_URLS entry ${JSON.stringify(entry)} must look like name=http(s)://host[:port][/path] with name one of ${PROVIDER_NAMES.filter((n) => n !== 'file').join(', ')}`);
+  }
   const logLevel = (str('LOG_LEVEL') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const fee = str('SATGATE_FALLBACK_FEE_RATE');
@@ -130,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pollMs: int('SATGATE_POLL_MS', 1000, 50, 600_000),
     rateIntervalMs: duration('SATGATE_RATE_INTERVAL', 3_600_000),
     rateProviders,
+    rateBaseUrls,
     ratesFile: str('SATGATE_RATES_FILE') ? resolve(str('SATGATE_RATES_FILE')!) : null,
     monitorWindowMs: duration('SATGATE_MONITOR_WINDOW', 24 * 3_600_000),
     smtpUrl: url('SATGATE_SMTP_URL', ['smtp:', 'smtps:']),

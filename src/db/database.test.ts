@@ -3,7 +3,9 @@ import { sql } from 'kysely';
 import { createTestDb, testEngines, type TestDb } from '../../test/support/test-db.ts';
 import { migrateToLatest } from './migrate.ts';
 import { MIGRATIONS } from './migrations/index.ts';
-import { dbTargetFromConfig } from './database.ts';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { dbTargetFromConfig, openDb } from './database.ts';
 
 const BIG = 9_007_199_254_740_993n; // 2^53 + 1: loses its last digit as a JavaScript number
 
@@ -98,6 +100,37 @@ describe.each(testEngines())('database on %s', (engine) => {
     await expect(t.db.ping()).resolves.toBeUndefined();
   });
 });
+
+// PostgreSQL only: schemas are how several databases share one server (tenants, tests, other apps).
+if (testEngines().includes('postgres')) {
+  describe('migrations on postgres', () => {
+    it('a schema migrates even when another schema already holds Kysely migration tables', async () => {
+      const neighbour = await createTestDb('postgres'); // its schema has kysely_migration and kysely_migration_lock
+      const url = process.env.TEST_DATABASE_URL!;
+      const schema = `t_${randomBytes(6).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query(`create schema ${schema}`);
+      const db = openDb({ engine: 'postgres', url, schema, poolSize: 2 });
+      try {
+        expect(await migrateToLatest(db)).toEqual(MIGRATIONS.map((m) => m.name));
+        const tables = await admin.query(
+          `select table_name from information_schema.tables where table_schema = $1 order by table_name`,
+          [schema],
+        );
+        expect(tables.rows.map((r: { table_name: string }) => r.table_name)).toEqual(
+          expect.arrayContaining(['wallets', 'kysely_migration', 'kysely_migration_lock']),
+        );
+        expect(await migrateToLatest(neighbour.db)).toEqual([]);
+      } finally {
+        await db.close();
+        await admin.query(`drop schema ${schema} cascade`);
+        await admin.end();
+        await neighbour.dispose();
+      }
+    });
+  });
+}
 
 describe('dbTargetFromConfig', () => {
   it('chooses PostgreSQL from DATABASE_URL and otherwise the SQLite file in the data directory', () => {

@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './database.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 
@@ -11,7 +11,13 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
       return out;
     },
   };
-  const migrator = new Migrator({ db: db.kysely, provider });
+  // Unpinned, Kysely takes a kysely_migration table in ANY schema as its own (its introspection lists all
+  // schemas), so another app's or tenant's bookkeeping would hide ours; pin it to the connection's schema.
+  const schema =
+    db.engine === 'postgres'
+      ? (await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db.kysely)).rows[0]?.schema
+      : null;
+  const migrator = new Migrator({ db: db.kysely, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

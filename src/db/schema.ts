@@ -185,6 +185,19 @@ export interface IdempotencyKeysTable {
   created_at: bigint;
 }
 
+/** The rate an output first seen after a payment's expiry is valued at: the spot rate at first sight. */
+export interface PaymentOutputRatesTable {
+  payment_id: bigint;
+  /** The output by txid and index (not by row id: a reorg may drop and re-add the row; the rate stays as first seen). */
+  txid: string;
+  vout: bigint;
+  rate: string;
+  rate_at: bigint;
+  /** 'spot', or 'locked' when no fresh spot rate was available at first sight. */
+  source: string;
+  created_at: bigint;
+}
+
 /** A webhook or e-mail waiting to be delivered (the durable outbox). */
 export interface OutboxTable {
   id: Generated<bigint>;
@@ -213,11 +226,37 @@ export interface OutboxAttemptsTable {
   duration_ms: bigint;
 }
 
+/** One stored set of rates: a refresh ('refresh') or a past day fetched from a provider's history ('history'). */
+export interface RateRecordsTable {
+  id: Generated<bigint>;
+  /** When the prices apply: the refresh time, or noon UTC of the fetched day. */
+  rate_at: bigint;
+  fetched_at: bigint;
+  origin: 'refresh' | 'history';
+  /** JSON object: uppercase code → price of 1 BTC as a decimal string. */
+  rates_json: string;
+  /** JSON summary of which sources answered and which failed. */
+  sources_json: string;
+}
+
+/** A rate fixed for a purpose until `expires_at`. */
+export interface RateLocksTable {
+  id: Generated<bigint>;
+  purpose: string;
+  currency: string;
+  rate: string;
+  rate_at: bigint;
+  locked_at: bigint;
+  expires_at: bigint;
+}
+
 /** The whole database as Kysely sees it; later capabilities extend it with their tables. */
 export interface Database {
   wallets: WalletsTable;
   addresses: AddressesTable;
   address_notes: AddressNotesTable;
+  rate_records: RateRecordsTable;
+  rate_locks: RateLocksTable;
   chain_tips: ChainTipsTable;
   chain_blocks: ChainBlocksTable;
   chain_txs: ChainTxsTable;
@@ -230,6 +269,7 @@ export interface Database {
   webhook_secrets: WebhookSecretsTable;
   payments: PaymentsTable;
   payment_transitions: PaymentTransitionsTable;
+  payment_output_rates: PaymentOutputRatesTable;
   idempotency_keys: IdempotencyKeysTable;
   outbox: OutboxTable;
   outbox_attempts: OutboxAttemptsTable;

@@ -8,7 +8,10 @@ import { installErrorHandling } from './error-handler.ts';
 import { REDACT_PATHS, redactUrl } from './log-redaction.ts';
 import { walletRoutes } from '../wallets/routes.ts';
 import { monitorRoutes } from '../wallets/monitor-routes.ts';
+import { rateRoutes } from '../rates/routes.ts';
 import type { DevChain } from '../devchain/dev-chain.ts';
+import { oauthRoutes } from '../payments/oauth-routes.ts';
+import { paymentRoutes } from '../payments/routes.ts';
 
 /** Largest JSON body accepted (DESIGN.md section 7). */
 export const BODY_LIMIT = 1024 * 1024;
@@ -64,6 +67,9 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
 
   await app.register(async (scope) => walletRoutes(scope, ctx));
   await app.register(async (scope) => monitorRoutes(scope, ctx));
+  await app.register(async (scope) => oauthRoutes(scope, ctx.payments.oauth));
+  await app.register(async (scope) => paymentRoutes(scope, ctx.payments));
+  await app.register(async (scope) => rateRoutes(scope, ctx));
   const devChain = opts.devChain;
   if (devChain) {
     const { devRoutes } = await import('../devchain/dev-routes.ts');

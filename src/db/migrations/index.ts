@@ -1,7 +1,9 @@
 import type { SatgateMigration } from './helpers.ts';
 import { foundation } from './0001-foundation.ts';
+import { rates } from './0002-rates.ts';
 import { chain } from './0003-chain.ts';
 import { payments } from './0004-payments.ts';
+import { paymentOutputRates } from './0005-payment-output-rates.ts';
 
 /** Every migration in order; append only, never edit a released one. */
-export const MIGRATIONS: readonly SatgateMigration[] = [foundation, chain, payments];
+export const MIGRATIONS: readonly SatgateMigration[] = [foundation, rates, chain, payments, paymentOutputRates];

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startRegtestNode, type RegtestNode } from '../../test/support/regtest-node.ts';
+import { createTestDb, testEngines, type TestDb } from '../../test/support/test-db.ts';
+import { writeRatesFile } from '../../test/support/rates-file.ts';
+import { eventually, startServerProcess, type ServerProcess } from '../../test/support/server-process.ts';
+import { generateNewWallet } from '../bitcoin/new-wallet.ts';
+import { decodeAddress } from '../bitcoin/address.ts';
+
+describe.each(testEngines())('a satgate process killed with SIGKILL on %s', (engine) => {
+  let node: RegtestNode;
+  let testDb: TestDb;
+  let env: Record<string, string>;
+  let server: ServerProcess | undefined;
+
+  beforeAll(async () => {
+    node = await startRegtestNode();
+    testDb = await createTestDb(engine);
+    await testDb.db.close();
+    env = {
+      ...testDb.env,
+      SATGATE_DATA_DIR: testDb.env.SATGATE_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'satgate-restart-')),
+      SATGATE_TEST_RPC_URL: node.rpcUrl,
+      SATGATE_TEST_NETWORK: 'regtest',
+      SATGATE_RATES_FILE: writeRatesFile(),
+      SATGATE_POLL_MS: '100',
+    };
+  });
+
+  afterAll(async () => {
+    server?.child.kill('SIGKILL');
+    await testDb?.dispose();
+    await node?.stop();
+  });
+
+  const get = async (path: string) => (await fetch(`${server!.url}${path}`)).json() as Promise<Record<string, any>>;
+  const post = async (path: string, body: unknown) =>
+    (await fetch(`${server!.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<
+      Record<string, any>
+    >;
+
+  it('loses and duplicates nothing, and picks up blocks mined while it was down', async () => {
+    server = await startServerProcess(env);
+    const pub = generateNewWallet(true).accountKey;
+    const { api_id } = await post('/add_pub', { pub });
+    const first = (await post('/set_addr', { api_id })).addr as string;
+    const second = (await post('/set_addr', { api_id })).addr as string;
+
+    const paid1 = await node.pay(decodeAddress(first).script, 50_000n);
+    await eventually(async () => ((await get(`/balance/${first}`)).balance.unconfirmed === '0.0005' ? true : undefined), 20_000, 'unconfirmed');
+    await node.mine(1);
+    await eventually(async () => ((await get(`/balance/${first}`)).balance.confirmed === '0.0005' ? true : undefined), 20_000, 'confirmed');
+
+    server.child.kill('SIGKILL');
+    expect(await server.exited).toBe('SIGKILL');
+
+    // While it is down: another payment, confirmed, and more blocks on top.
+    const paid2 = await node.pay(decodeAddress(second).script, 30_000n);
+    await node.mine(2);
+
+    server = await startServerProcess(env);
+    await eventually(async () => ((await get(`/balance/${second}`)).balance.confirmed === '0.0003' ? true : undefined), 30_000, 'second payment');
+    const txs = (await get(`/tx/${pub}`)).tx as Array<{ txid: string; confirmation: number; value: string }>;
+    expect(txs.map((t) => [t.txid, t.value, t.confirmation])).toEqual([
+      [paid1.txid, '0.0005', 3],
+      [paid2.txid, '0.0003', 2],
+    ]);
+    expect((await get(`/balance/${first}`)).balance).toEqual({ confirmed: '0.0005', unconfirmed: '0' });
+
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    server = undefined;
+  }, 120_000);
+});

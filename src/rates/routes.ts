@@ -1,0 +1,104 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../app/context.ts';
+import { isoUtc } from '../core/clock.ts';
+import { ServiceUnavailableError, WalletApiError } from '../core/errors.ts';
+import { ok } from '../http/envelope.ts';
+import { isIso4217 } from './currencies.ts';
+import { compareDecimals, isDecimal } from './decimal.ts';
+import { ConversionError, convertAmount } from './money.ts';
+import { parseHistoryDate } from './rate-history.ts';
+
+const Envelope = { return: Type.String(), status: Type.String() };
+const Code = Type.String({ minLength: 1, maxLength: 16, description: 'BTC or an ISO 4217 code, any case' });
+
+/** Wallet API operations 3, 6 and 7: the live currency list, conversion at the current rate, and rates of a past day. */
+export async function rateRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.get(
+    '/currencies',
+    {
+      schema: {
+        summary: 'Currencies with a current exchange rate (op 3)',
+        tags: ['wallet API'],
+        response: { 200: Type.Object({ ...Envelope, resp: Type.Array(Type.String()) }) },
+      },
+    },
+    async () => {
+      const resp = ctx.currencies.list();
+      if (resp.length === 0) {
+        throw new ServiceUnavailableError('No current exchange rates are available, so no currency can be priced right now (see /health)');
+      }
+      return ok({ resp });
+    },
+  );
+
+  app.get<{ Params: { from: string; to: string; amount: string } }>(
+    '/exchange/:from/:to/:amount',
+    {
+      schema: {
+        summary: 'Convert an amount at the current rate (op 6); fiat to fiat goes through BTC',
+        description:
+          'The answer `amount` is an exact decimal string: BTC with up to 8 decimals (rounded up to the satoshi), ' +
+          "fiat with the currency's minor-unit decimals (rounded half-up).",
+        tags: ['wallet API'],
+        params: Type.Object({ from: Code, to: Code, amount: Type.String({ maxLength: 64 }) }),
+        response: { 200: Type.Object({ ...Envelope, amount: Type.String() }) },
+      },
+    },
+    async (request) => {
+      const from = checkCode(request.params.from, '103');
+      const to = checkCode(request.params.to, '103');
+      const amount = request.params.amount.trim();
+      if (!isDecimal(amount, { maxIntegerDigits: 24, maxFractionDigits: 18 }) || compareDecimals(amount, '0') === 0) {
+        throw new WalletApiError('201', `Wrong or missing argument: amount ${JSON.stringify(request.params.amount)} must be a positive decimal such as 100 or 0.5`);
+      }
+      const prices = new Map<string, string>();
+      for (const code of new Set([from, to])) {
+        if (code !== 'BTC') prices.set(code, (await ctx.rates.spot(code)).rate);
+      }
+      return ok({ amount: convert(amount, from, to, prices, '103') });
+    },
+  );
+
+  app.get<{ Params: { from: string; to: string; date: string } }>(
+    '/exchange_history/:from/:to/:date',
+    {
+      schema: {
+        summary: 'Value of 1 unit of `from` in `to` on a past day, mm-dd-yyyy (op 7)',
+        description:
+          'Uses the stored rate record nearest to noon UTC of that day; a day we hold nothing for is asked of the ' +
+          'providers that keep history and stored. `amount` is an exact decimal string as in op 6.',
+        tags: ['wallet API'],
+        params: Type.Object({ from: Code, to: Code, date: Type.String({ maxLength: 32 }) }),
+        response: { 200: Type.Object({ ...Envelope, amount: Type.String(), exchange_rate_datetime: Type.String() }) },
+      },
+    },
+    async (request) => {
+      const from = checkCode(request.params.from, '106');
+      const to = checkCode(request.params.to, '106');
+      const dayStart = parseHistoryDate(request.params.date, ctx.clock());
+      const record = await ctx.rateHistory.onDay(dayStart);
+      return ok({ amount: convert('1', from, to, record.rates, '106'), exchange_rate_datetime: isoUtc(record.at) });
+    },
+  );
+}
+
+function checkCode(code: string, errorCode: '103' | '106'): string {
+  const upper = code.trim().toUpperCase();
+  if (upper !== 'BTC' && !isIso4217(upper)) {
+    throw new WalletApiError(errorCode, `Currency is not supported: ${JSON.stringify(code)} is not a currency code`);
+  }
+  return upper;
+}
+
+function convert(amount: string, from: string, to: string, prices: ReadonlyMap<string, string>, errorCode: '103' | '106'): string {
+  try {
+    return convertAmount(amount, from, to, (code) => prices.get(code));
+  } catch (err) {
+    if (err instanceof ConversionError) {
+      if (err.kind === 'bad-amount') throw new WalletApiError('201', `Wrong or missing argument: ${err.message}`);
+      throw new WalletApiError(errorCode, `Currency is not supported: ${err.message}`);
+    }
+    throw err;
+  }
+}
