@@ -111,11 +111,11 @@ class RefreshingRates implements Rates {
     };
   }
 
-  async spot(currency: string): Promise<SpotRate> {
+  async spot(currency: string, trx?: Parameters<Rates['lock']>[2]): Promise<SpotRate> {
     const code = currency.trim().toUpperCase();
     if (code === 'BTC') return { currency: 'BTC', rate: '1', at: this.clock() };
     if (!isIso4217(code)) throw new WalletApiError('103', `Currency is not supported: ${JSON.stringify(currency)} is not a currency code`);
-    const record = await this.requireFresh();
+    const record = await this.requireFresh(trx);
     const rate = record.rates.get(code);
     if (rate === undefined) throw new WalletApiError('103', `Currency is not supported: no exchange rate for ${code}`);
     return { currency: code, rate, at: record.at };
@@ -124,7 +124,9 @@ class RefreshingRates implements Rates {
   async lock(purpose: RateLockPurpose, currency: string, trx?: Parameters<Rates['lock']>[2]): Promise<RateLock> {
     const duration = LOCK_DURATION_MS[purpose];
     if (duration === undefined) throw new TypeError(`unknown rate lock purpose ${JSON.stringify(purpose)}`);
-    const spot = await this.spot(currency);
+    // Inside the caller's transaction every read must use it: SQLite has one connection, and a read
+    // through another handle would wait for this very transaction to end.
+    const spot = await this.spot(currency, trx);
     const now = this.clock();
     return this.store.insertLock(
       { purpose, currency: spot.currency, rate: spot.rate, rateAt: spot.at, lockedAt: now, expiresAt: now + duration },
@@ -242,11 +244,11 @@ class RefreshingRates implements Rates {
   }
 
   /** Current rates, re-reading the database first in case another process refreshed them; else a clear 503. */
-  private async requireFresh(): Promise<RateRecord> {
+  private async requireFresh(trx?: Parameters<Rates['lock']>[2]): Promise<RateRecord> {
     const fresh = this.fresh();
     if (fresh) return fresh;
     try {
-      const latest = await this.store.latestRefresh();
+      const latest = await this.store.latestRefresh(trx);
       if (latest && (!this.current || latest.at > this.current.at)) this.current = latest;
     } catch (err) {
       this.log.error({ err: message(err) }, 'could not read stored exchange rates');

@@ -57,8 +57,9 @@ export class RateStore {
   }
 
   /** The most recent refresh record, if any. */
-  async latestRefresh(): Promise<RateRecord | undefined> {
-    const row = await this.db.kysely
+  async latestRefresh(trx?: Transaction<Database>): Promise<RateRecord | undefined> {
+    const q: Kysely<Database> = trx ?? this.db.kysely;
+    const row = await q
       .selectFrom('rate_records')
       .selectAll()
       .where('origin', '=', 'refresh')

@@ -159,4 +159,21 @@ describe.each(testEngines())('order addresses (set_addr) on %s', (engine) => {
     expect(res.json().return).toBe('201');
     expect((await t.app.inject({ method: 'GET', url: '/unspent/bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080' })).json().return).toBe('201');
   });
+
+  it('without any exchange rate, set_addr answers a clear 503 instead of hanging or pricing at zero', async () => {
+    const offline = await createTestApp(engine, {
+      env: { SATGATE_RATE_PROVIDERS: 'coingecko', SATGATE_RATE_BASE_URLS: 'coingecko=http://127.0.0.1:9' },
+      chains: { test: { rpcUrl: node.rpcUrl, network: 'regtest' } },
+      start: true,
+    });
+    try {
+      const reg = await offline.app.inject({ method: 'POST', url: '/add_pub', payload: { pub: generateNewWallet(true).accountKey } });
+      const res = await offline.app.inject({ method: 'POST', url: '/set_addr', payload: { api_id: reg.json().api_id } });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ return: '998' });
+      expect(res.json().status).toMatch(/exchange rate/i);
+    } finally {
+      await offline.close();
+    }
+  }, 30_000);
 });
