@@ -12,7 +12,7 @@ import {
   serializeTx,
   toDisplayHex,
   witnessCommitment,
-} from '../../test/support/block-builder.ts';
+} from '../devchain/block-builder.ts';
 import vectors from '../../test/vectors/raw-blocks.json' with { type: 'json' };
 
 const LOOSE = { allowUnknownInputs: true, allowUnknownOutputs: true, disableScriptCheck: true };

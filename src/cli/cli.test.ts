@@ -15,6 +15,7 @@ import { WalletRepository } from '../wallets/wallet-repository.ts';
 import { registerWallet } from '../wallets/wallet-registration.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const RATES_FILE = fileURLToPath(new URL('../../test/fixtures/rates/rates-file.json', import.meta.url));
 const ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
 
 interface CliResult {
@@ -143,14 +144,15 @@ describe.each(testEngines())('satgate CLI on %s', (engine) => {
   async function startServer(port: number): Promise<{ child: ChildProcess; exited: Promise<number | null>; output: () => string }> {
     const child = spawn(process.execPath, ['bin/satgate.js', 'start'], {
       cwd: REPO_ROOT,
-      env: cliEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }),
+      // Rates from a fixture file keep the server off the internet.
+      env: cliEnv({ ...env, PORT: String(port), HOST: '127.0.0.1', SATGATE_RATE_PROVIDERS: 'file', SATGATE_RATES_FILE: RATES_FILE }),
     });
     children.push(child);
     let output = '';
     child.stdout!.on('data', (d) => (output += String(d)));
     child.stderr!.on('data', (d) => (output += String(d)));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 60_000; // the first start mines the dev chain
     for (;;) {
       if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}): ${output}`);
       try {
@@ -229,7 +231,7 @@ describe.each(testEngines())('satgate CLI on %s', (engine) => {
     expect(unknown.stderr).toContain('no wallet with api_id live_nope');
   });
 
-  it('start serves, refuses a second server, stops cleanly on SIGTERM, and keeps wallets across a restart', async () => {
+  it('start serves (alone on a SQLite data directory), stops cleanly on SIGTERM, and keeps wallets across a restart', async () => {
     const port = await freePort();
     const lockFile = join(dataDir, 'satgate.lock');
     const first = await startServer(port);

@@ -33,6 +33,8 @@ interface BcoinAddress {
   toString(network: string): string;
 }
 interface BcoinFullNode {
+  /** Creates the data directories of a persistent (prefix) node. */
+  ensure(): Promise<void>;
   open(): Promise<void>;
   on(event: 'error', listener: (err: Error) => void): void;
   close(): Promise<void>;
@@ -94,6 +96,8 @@ export async function startRegtestNode(options: RegtestNodeOptions = {}): Promis
     logLevel: 'error',
     logConsole: false,
   });
+  // bcoin only creates its data directories in ensure(); open() on a new prefix fails without them.
+  if (options.prefix) await node.ensure();
   await node.open();
   const harness = new RegtestNode(node, `http://satgate:${apiKey}@127.0.0.1:${port}/`, options.feeRate ?? 2n, options.payerKey);
   try {

@@ -1,7 +1,6 @@
 import { loadConfig } from '../../config/config.ts';
 import { openDb, dbTargetFromConfig } from '../../db/database.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
-import { runServer } from '../../app/run-server.ts';
 import type { Command } from '../command.ts';
 
 /** `satgate start` and `satgate migrate`. */
@@ -11,6 +10,8 @@ export const serverCommands: Command[] = [
     summary: 'run the service (API, pages, chain watcher, rates, outbox workers)',
     usage: 'satgate start\n\nConfigured by environment variables; see README.md.',
     run: async () => {
+      // Loaded on demand: the server pulls in every module (and the dev chain), which would slow every other command.
+      const { runServer } = await import('../../app/run-server.ts');
       await runServer();
       return -1;
     },
