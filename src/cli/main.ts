@@ -4,8 +4,9 @@ import { serverCommands } from './commands/server-commands.ts';
 import { walletCommands } from './commands/wallet-commands.ts';
 import { webhookCommands } from './commands/webhook-commands.ts';
 import { devCommands } from './commands/dev-commands.ts';
+import { paymentCommands } from './commands/payment-commands.ts';
 
-const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...devCommands];
+const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...devCommands];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));

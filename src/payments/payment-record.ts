@@ -1,0 +1,123 @@
+// The payment record of INTERFACE.md 2.11 (operations 26 and 27) and the webhook body of 6.1, built
+// from a stored payment. Amounts appear under both spellings, `*_amount` and `*_amt`; numbers are exact
+// JSON numbers, or decimal strings in the rare case a value has more digits than a double can hold.
+import type { Selectable } from 'kysely';
+import { isoUtc } from '../core/clock.ts';
+import type { PaymentsTable, WalletsTable } from '../db/schema.ts';
+import { parseExactJson } from '../rates/exact-json.ts';
+import { satsToBtc } from './amounts.ts';
+import { exactNumber, toPlain } from './exact-body.ts';
+import type { PaymentPageData } from '../pages/payment-page.ts';
+
+/** A stored payment row. */
+export type PaymentRow = Selectable<PaymentsTable>;
+
+/** What a record needs from the payment's wallet and address. */
+export interface RecordContext {
+  wallet: Pick<Selectable<WalletsTable>, 'api_id' | 'account_name'>;
+  address: string;
+  publicUrl: string;
+}
+
+/** The request fields kept in `payments.request_json` (canonical JSON of the checked request). */
+export interface StoredRequest {
+  notify_email: string | null;
+  notify_url: string | null;
+  webhook_data_json: string | null;
+  cart_json: string | null;
+  success_url: string | null;
+  cancel_url: string | null;
+  payer_id: string;
+  payer_name: string | null;
+  payer_email: string | null;
+  payer_phone: string | null;
+  payer_ip: string | null;
+}
+
+/** The stored request of a payment. */
+export function storedRequest(row: PaymentRow): StoredRequest {
+  return JSON.parse(row.request_json) as StoredRequest;
+}
+
+/** Decimal amounts of a payment as strings (BTC amounts without trailing zeros). */
+export function paymentAmounts(row: PaymentRow) {
+  return {
+    crypto_amount: satsToBtc(row.crypto_sats),
+    order_amount: row.order_amount,
+    exchange_rate: row.exchange_rate,
+    unconfirmed_crypto_amount: satsToBtc(row.unconfirmed_sats),
+    confirmed_crypto_amount: satsToBtc(row.confirmed_sats),
+    unconfirmed_order_amount: row.unconfirmed_order_amount,
+    confirmed_order_amount: row.confirmed_order_amount,
+  };
+}
+
+/** The hosted page address of a payment. */
+export function hostedUrl(publicUrl: string, reference: string): string {
+  return `${publicUrl}/pay/${encodeURIComponent(reference)}`;
+}
+
+/** The payment record (2.11) with every field, both amount spellings. */
+export function paymentRecord(row: PaymentRow, ctx: RecordContext): Record<string, unknown> {
+  const req = storedRequest(row);
+  const a = paymentAmounts(row);
+  const n = exactNumber;
+  const record: Record<string, unknown> = {
+    payment_reference: row.reference,
+    type: row.type,
+    crypto_currency: row.crypto_currency,
+    crypto_address: row.status === 'invalid' ? '' : ctx.address,
+    crypto_amount: n(a.crypto_amount),
+    crypto_amt: n(a.crypto_amount),
+    order_currency: row.order_currency,
+    order_amount: n(a.order_amount),
+    order_amt: n(a.order_amount),
+    exchange_rate: n(a.exchange_rate),
+    expiry_date: isoUtc(Number(row.expiry_at)),
+    unconfirmed_crypto_amount: n(a.unconfirmed_crypto_amount),
+    unconfirmed_crypto_amt: n(a.unconfirmed_crypto_amount),
+    confirmed_crypto_amount: n(a.confirmed_crypto_amount),
+    confirmed_crypto_amt: n(a.confirmed_crypto_amount),
+    unconfirmed_order_amount: n(a.unconfirmed_order_amount),
+    unconfirmed_order_amt: n(a.unconfirmed_order_amount),
+    confirmed_order_amount: n(a.confirmed_order_amount),
+    confirmed_order_amt: n(a.confirmed_order_amount),
+    status: row.status,
+    status_date: isoUtc(Number(row.status_at)),
+    webhook_data: req.webhook_data_json === null ? null : toPlain(parseExactJson(req.webhook_data_json)),
+    site_name: ctx.wallet.account_name ?? '',
+    cart: req.cart_json === null ? null : toPlain(parseExactJson(req.cart_json)),
+  };
+  if (row.type === 'hosted') record.hosted_url = hostedUrl(ctx.publicUrl, row.reference);
+  return record;
+}
+
+/** The webhook body of 6.1: `event: "payment"`, the API ID, and the record's fields. */
+export function webhookBody(row: PaymentRow, ctx: RecordContext): Record<string, unknown> {
+  return { event: 'payment', api_id: ctx.wallet.api_id, ...paymentRecord(row, ctx) };
+}
+
+/** What the hosted page (src/pages) shows of a payment. */
+export function pageData(row: PaymentRow, ctx: RecordContext): PaymentPageData {
+  const req = storedRequest(row);
+  const a = paymentAmounts(row);
+  return {
+    reference: row.reference,
+    site_name: ctx.wallet.account_name ?? '',
+    order_amount: a.order_amount,
+    order_currency: row.order_currency,
+    crypto_amount: a.crypto_amount,
+    crypto_address: row.status === 'invalid' ? '' : ctx.address,
+    crypto_currency: row.crypto_currency,
+    expiry_date: isoUtc(Number(row.expiry_at)),
+    status: row.status,
+    success_url: req.success_url,
+    cancel_url: req.cancel_url,
+    amounts: {
+      unconfirmed_crypto_amount: a.unconfirmed_crypto_amount,
+      confirmed_crypto_amount: a.confirmed_crypto_amount,
+      unconfirmed_order_amount: a.unconfirmed_order_amount,
+      confirmed_order_amount: a.confirmed_order_amount,
+    },
+  };
+}

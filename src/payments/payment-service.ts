@@ -1,0 +1,274 @@
+// Payment API v1 operations over the database: create a payment request (op 26, with idempotency),
+// read it (27), draw its QR code (28), quote an indicative rate (29), and the hosted page's lookup.
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Db } from '../db/database.ts';
+import type { Clock } from '../core/clock.ts';
+import { isoUtc } from '../core/clock.ts';
+import { ProblemError, WalletApiError, type FieldProblem } from '../core/errors.ts';
+import type { Rates, RateLock } from '../rates/rates-port.ts';
+import type { ChainService } from '../chain/chain-service.ts';
+import type { ChainId } from '../chain/chain-id.ts';
+import type { AddressIssuer } from '../wallets/address-issuer.ts';
+import type { WalletRepository } from '../wallets/wallet-repository.ts';
+import type { JsonValue } from '../rates/exact-json.ts';
+import { checkUrlAllowed } from '../notify/ssrf-guard.ts';
+import type { PaymentPageData } from '../pages/payment-page.ts';
+import { requiredSats, satsToBtc } from './amounts.ts';
+import { bodyHash, exactNumber } from './exact-body.ts';
+import { checkPaymentRequest } from './payment-request.ts';
+import { pageData, paymentRecord, type PaymentRow, type RecordContext, type StoredRequest } from './payment-record.ts';
+import type { PaymentStatusMachine } from './status-machine.ts';
+import type { OAuthClients } from './oauth.ts';
+import { paymentUri, renderQrPng } from './qr-code.ts';
+
+/** How long an Idempotency-Key is remembered. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
+
+/** An HTTP answer the route writes as is. */
+export interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  replayed: boolean;
+}
+
+/** What the payment service needs. */
+export interface PaymentServiceDeps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  rates: Rates;
+  chains: ChainService;
+  issuer: AddressIssuer;
+  repo: WalletRepository;
+  oauth: OAuthClients;
+  machine: PaymentStatusMachine;
+  publicUrl: string;
+  monitorWindowMs: number;
+  allowPrivateWebhooks: boolean;
+  isSupportedCurrency(code: string): boolean;
+}
+
+/** A new unguessable payment reference: `pay_` and 24 base32 characters (120 random bits). */
+export function newPaymentReference(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
+  const bytes = randomBytes(24);
+  let out = 'pay_';
+  for (const b of bytes) out += alphabet[b & 31];
+  return out;
+}
+
+const notFound = (reference: string) => new ProblemError(404, 'Not Found', `No payment with reference ${JSON.stringify(reference)}.`);
+
+/** Payment API v1, operations 26 to 29. */
+export class PaymentService {
+  constructor(private readonly deps: PaymentServiceDeps) {}
+
+  /** Operation 26 for an authenticated client: validates, then creates the payment (or replays an idempotent answer). */
+  async create(clientRowId: bigint, body: JsonValue | undefined, idempotencyKey: string | undefined): Promise<Answer> {
+    const { deps } = this;
+    const checked = checkPaymentRequest(body, (code) => deps.isSupportedCurrency(code));
+    const errors: FieldProblem[] = checked.ok ? [] : checked.errors;
+    if (checked.ok && checked.request.notify_url !== null) {
+      const verdict = await checkUrlAllowed(checked.request.notify_url, { allowPrivate: deps.allowPrivateWebhooks });
+      // A name that does not resolve now may later; the send-time check covers it. Internal targets are refused now.
+      if (!verdict.ok && verdict.code !== 'dns') errors.push({ field: 'notify_url', message: `is not allowed: ${verdict.reason}` });
+    }
+    if (!checked.ok || errors.length > 0) throw new ProblemError(400, 'Bad Request', 'The payment request has invalid fields.', errors);
+    const input = checked.request;
+
+    const wallet = await deps.repo.findByApiId(input.api_id);
+    if (!wallet) throw new ProblemError(404, 'Not Found', `No wallet with API ID ${JSON.stringify(input.api_id)}.`);
+    if (!(await deps.oauth.isBound(clientRowId, wallet.id))) {
+      throw new ProblemError(403, 'Forbidden', 'This client is not allowed to create payments for that API ID.');
+    }
+
+    const hash = body === undefined ? '' : bodyHash(body);
+    const now = deps.clock();
+    if (idempotencyKey !== undefined) {
+      const replay = await this.findReplay(clientRowId, idempotencyKey, hash, now);
+      if (replay) return replay;
+    }
+    const chain = deps.chains.forMode(wallet.mode as ChainId);
+    // Checked before the transaction: pricing must fail cleanly (503) rather than wait inside it.
+    await this.spotOrProblem(input.order_currency);
+
+    const result = await deps.db.kysely.transaction().execute(async (trx): Promise<Answer & { script?: string; addressId?: bigint }> => {
+      if (idempotencyKey !== undefined) {
+        await trx
+          .deleteFrom('idempotency_keys')
+          .where('client_id', '=', clientRowId)
+          .where('key', '=', idempotencyKey)
+          .where('created_at', '<=', BigInt(now - IDEMPOTENCY_WINDOW_MS))
+          .execute();
+        // The primary key (client_id, key) makes concurrent twins wait here for the first to commit.
+        const claimed = await trx
+          .insertInto('idempotency_keys')
+          .values({ client_id: clientRowId, key: idempotencyKey, body_hash: hash, payment_id: null, response_json: null, created_at: BigInt(now) })
+          .onConflict((oc) => oc.columns(['client_id', 'key']).doNothing())
+          .returning('key')
+          .executeTakeFirst();
+        if (!claimed) {
+          const replay = await this.findReplay(clientRowId, idempotencyKey, hash, now, trx);
+          if (replay) return replay;
+          throw new ProblemError(409, 'Conflict', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+        }
+      }
+      let lock: RateLock;
+      try {
+        lock = await deps.rates.lock('payment_request', input.order_currency, trx);
+      } catch (err) {
+        throw toProblem(err);
+      }
+      const address = await deps.issuer.issueForPayment(trx, wallet, now);
+      const reference = newPaymentReference();
+      const stored: StoredRequest = {
+        notify_email: input.notify_email,
+        notify_url: input.notify_url,
+        webhook_data_json: input.webhook_data_json,
+        cart_json: input.cart_json,
+        success_url: input.success_url,
+        cancel_url: input.cancel_url,
+        payer_id: input.payer_id,
+        payer_name: input.payer_name,
+        payer_email: input.payer_email,
+        payer_phone: input.payer_phone,
+        payer_ip: input.payer_ip,
+      };
+      const row = await trx
+        .insertInto('payments')
+        .values({
+          reference,
+          wallet_id: wallet.id,
+          address_id: address.id,
+          client_id: clientRowId,
+          type: input.type,
+          crypto_currency: input.crypto_currency,
+          crypto_sats: requiredSats(input.order_amount, lock.rate),
+          order_currency: input.order_currency,
+          order_amount: input.order_amount,
+          exchange_rate: lock.rate,
+          rate_lock_id: lock.id,
+          expiry_at: BigInt(lock.expiresAt),
+          monitor_until: BigInt(now + deps.monitorWindowMs),
+          status: 'unpaid',
+          status_at: BigInt(now),
+          request_json: JSON.stringify(stored),
+          created_at: BigInt(now),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await trx.insertInto('payment_transitions').values({ payment_id: row.id, from_status: null, to_status: 'unpaid', cause: 'created', at: BigInt(now) }).execute();
+      const answer: Answer = { status: 200, body: paymentRecord(row, this.recordContext(wallet, address.address)), replayed: false };
+      if (idempotencyKey !== undefined) {
+        await trx
+          .updateTable('idempotency_keys')
+          .set({ payment_id: row.id, response_json: JSON.stringify({ status: answer.status, body: answer.body }) })
+          .where('client_id', '=', clientRowId)
+          .where('key', '=', idempotencyKey)
+          .execute();
+      }
+      return { ...answer, script: address.script_hex, addressId: address.id };
+    });
+    if (result.script !== undefined && result.addressId !== undefined) {
+      chain.watched.addScript(Buffer.from(result.script, 'hex'), { addressId: result.addressId, walletId: wallet.id });
+    }
+    return { status: result.status, body: result.body, replayed: result.replayed };
+  }
+
+  /** The stored answer for a key used within 24 h with the same body; 422 for a different body. */
+  private async findReplay(
+    clientRowId: bigint,
+    key: string,
+    hash: string,
+    now: number,
+    trx: Pick<Db['kysely'], 'selectFrom'> = this.deps.db.kysely,
+  ): Promise<Answer | undefined> {
+    const row = await trx
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('client_id', '=', clientRowId)
+      .where('key', '=', key)
+      .where('created_at', '>', BigInt(now - IDEMPOTENCY_WINDOW_MS))
+      .executeTakeFirst();
+    if (!row) return undefined;
+    if (row.body_hash !== hash) {
+      throw new ProblemError(422, 'Unprocessable Content', 'This Idempotency-Key was already used with a different request body.');
+    }
+    if (row.response_json === null) return undefined;
+    const saved = JSON.parse(row.response_json) as { status: number; body: Record<string, unknown> };
+    return { status: saved.status, body: saved.body, replayed: true };
+  }
+
+  private async spotOrProblem(currency: string) {
+    try {
+      return await this.deps.rates.spot(currency);
+    } catch (err) {
+      throw toProblem(err);
+    }
+  }
+
+  private recordContext(wallet: RecordContext['wallet'], address: string): RecordContext {
+    return { wallet, address, publicUrl: this.deps.publicUrl };
+  }
+
+  /** The payment with its wallet and address; an unpaid one past its monitoring window is invalidated first. */
+  private async load(reference: string): Promise<{ row: PaymentRow; ctx: RecordContext } | undefined> {
+    const { db, clock, machine } = this.deps;
+    let row = await db.kysely.selectFrom('payments').selectAll().where('reference', '=', reference).executeTakeFirst();
+    if (!row) return undefined;
+    const now = clock();
+    if (row.status === 'unpaid' && now >= Number(row.monitor_until)) {
+      const id = row.id;
+      row = await db.kysely.transaction().execute((trx) => machine.rederive(trx, id, 'monitor-window', now));
+    }
+    const wallet = await db.kysely.selectFrom('wallets').select(['id', 'api_id', 'account_name']).where('id', '=', row.wallet_id).executeTakeFirstOrThrow();
+    const address = await db.kysely.selectFrom('addresses').select('address').where('id', '=', row.address_id).executeTakeFirstOrThrow();
+    return { row, ctx: this.recordContext(wallet, address.address) };
+  }
+
+  /** Operation 27: the payment record with status and amounts. */
+  async status(reference: string): Promise<Record<string, unknown>> {
+    const found = await this.load(reference);
+    if (!found) throw notFound(reference);
+    return paymentRecord(found.row, found.ctx);
+  }
+
+  /** Operation 28: PNG of `bitcoin:<address>?amount=<crypto_amount>`; 410 once the request is invalid. */
+  async qrCode(reference: string, width: number): Promise<Buffer> {
+    const found = await this.load(reference);
+    if (!found) throw notFound(reference);
+    if (found.row.status === 'invalid') {
+      throw new ProblemError(410, 'Gone', 'This payment request is no longer valid and can no longer receive funds; it has no QR code.');
+    }
+    return renderQrPng(paymentUri(found.ctx.address, satsToBtc(found.row.crypto_sats)), width);
+  }
+
+  /** Operation 29: the current indicative rate, 1 crypto unit in the order currency (not guaranteed). */
+  async exchangeRate(reference: string): Promise<Record<string, unknown>> {
+    const row = await this.deps.db.kysely.selectFrom('payments').select(['crypto_currency', 'order_currency']).where('reference', '=', reference).executeTakeFirst();
+    if (!row) throw notFound(reference);
+    const spot = await this.spotOrProblem(row.order_currency);
+    return {
+      from_currency: row.crypto_currency,
+      to_currency: row.order_currency,
+      exchange_rate: exactNumber(spot.rate),
+      exchange_rate_date: isoUtc(spot.at),
+    };
+  }
+
+  /** The hosted page's view of a payment, or null when there is none (src/pages calls this). */
+  async publicRecord(reference: string): Promise<PaymentPageData | null> {
+    const found = await this.load(reference);
+    return found ? pageData(found.row, found.ctx) : null;
+  }
+}
+
+/** Rate failures as problems: an unpriceable currency is the client's 400; unavailability stays a 503. */
+function toProblem(err: unknown): unknown {
+  if (err instanceof WalletApiError) {
+    return new ProblemError(400, 'Bad Request', 'The payment request has invalid fields.', [{ field: 'order_currency', message: err.message }]);
+  }
+  return err;
+}
+

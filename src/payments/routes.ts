@@ -1,0 +1,98 @@
+// Payment API v1 routes (INTERFACE.md 4.4): operations 26 to 29 under /api/v1/payment. Errors are RFC 9457
+// problem details (the central handler writes them for every ProblemError and validation failure).
+import type { FastifyInstance } from 'fastify';
+import { ProblemError } from '../core/errors.ts';
+import type { JsonValue } from '../rates/exact-json.ts';
+import { useExactJsonBodies } from './exact-body.ts';
+import type { OAuthClients } from './oauth.ts';
+import type { PaymentService } from './payment-service.ts';
+import { QR_DEFAULT_WIDTH, QR_MAX_WIDTH, QR_MIN_WIDTH } from './qr-code.ts';
+
+const BASE = '/api/v1/payment';
+const TAGS = ['payment API v1'];
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** Largest JSON body accepted (DESIGN.md section 7: 1 MiB, as everywhere). */
+const BODY_LIMIT = 1024 * 1024;
+
+/** What the routes need from the context. */
+export interface PaymentRoutesContext {
+  oauth: OAuthClients;
+  service: PaymentService;
+}
+
+/** Registers operations 26 to 29. */
+export async function paymentRoutes(app: FastifyInstance, ctx: PaymentRoutesContext): Promise<void> {
+  useExactJsonBodies(app, BODY_LIMIT);
+
+  app.post<{ Body: JsonValue }>(
+    `${BASE}/request`,
+    {
+      schema: { summary: 'Create a payment request (op 26); needs an OAuth 2.0 bearer token', tags: TAGS },
+      config: { errorFormat: 'problem' },
+    },
+    async (request, reply) => {
+      const auth = await ctx.oauth.checkBearer(request.headers.authorization);
+      if (!auth.ok) {
+        reply.header('www-authenticate', auth.reason === 'missing' ? 'Bearer realm="satgate"' : 'Bearer realm="satgate", error="invalid_token"');
+        const detail =
+          auth.reason === 'missing'
+            ? 'An OAuth 2.0 bearer token is required: Authorization: Bearer <access_token> (POST /oauth/token gives one).'
+            : auth.reason === 'expired'
+              ? 'The access token has expired; request a new one at POST /oauth/token.'
+              : 'The access token is not valid.';
+        throw new ProblemError(401, 'Unauthorized', detail);
+      }
+      const keyHeader = request.headers['idempotency-key'];
+      let key: string | undefined;
+      if (keyHeader !== undefined) {
+        if (typeof keyHeader !== 'string' || !IDEMPOTENCY_KEY.test(keyHeader)) {
+          throw new ProblemError(400, 'Bad Request', 'The Idempotency-Key header is invalid.', [
+            { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters, given once' },
+          ]);
+        }
+        key = keyHeader;
+      }
+      const answer = await ctx.service.create(auth.clientRowId, request.body, key);
+      if (answer.replayed) reply.header('idempotent-replayed', 'true');
+      reply.header('cache-control', 'no-store');
+      return reply.status(answer.status).send(answer.body);
+    },
+  );
+
+  app.get<{ Params: { payment_reference: string } }>(
+    `${BASE}/:payment_reference`,
+    { schema: { summary: 'Payment status (op 27)', tags: TAGS } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return ctx.service.status(request.params.payment_reference);
+    },
+  );
+
+  app.get<{ Params: { payment_reference: string }; Querystring: { width?: string } }>(
+    `${BASE}/:payment_reference/qrcode`,
+    { schema: { summary: 'QR code PNG of bitcoin:<address>?amount=<crypto_amount> (op 28)', tags: TAGS } },
+    async (request, reply) => {
+      const raw = request.query.width;
+      let width = QR_DEFAULT_WIDTH;
+      if (raw !== undefined) {
+        width = /^\d{1,5}$/.test(raw) ? Number.parseInt(raw, 10) : Number.NaN;
+        if (!(width >= QR_MIN_WIDTH && width <= QR_MAX_WIDTH)) {
+          throw new ProblemError(400, 'Bad Request', 'The width query parameter is invalid.', [
+            { field: 'width', message: `must be a whole number of pixels from ${QR_MIN_WIDTH} to ${QR_MAX_WIDTH}` },
+          ]);
+        }
+      }
+      const png = await ctx.service.qrCode(request.params.payment_reference, width);
+      return reply.header('cache-control', 'no-cache').type('image/png').send(png);
+    },
+  );
+
+  app.get<{ Params: { payment_reference: string } }>(
+    `${BASE}/:payment_reference/exchange_rate`,
+    { schema: { summary: 'Indicative current exchange rate of a payment (op 29), public', tags: TAGS } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return ctx.service.exchangeRate(request.params.payment_reference);
+    },
+  );
+}
