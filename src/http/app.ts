@@ -12,6 +12,7 @@ import { rateRoutes } from '../rates/routes.ts';
 import type { DevChain } from '../devchain/dev-chain.ts';
 import { oauthRoutes } from '../payments/oauth-routes.ts';
 import { paymentRoutes } from '../payments/routes.ts';
+import { pageRoutes } from '../pages/routes.ts';
 
 /** Largest JSON body accepted (DESIGN.md section 7). */
 export const BODY_LIMIT = 1024 * 1024;
@@ -69,6 +70,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await app.register(async (scope) => monitorRoutes(scope, ctx));
   await app.register(async (scope) => oauthRoutes(scope, ctx.payments.oauth));
   await app.register(async (scope) => paymentRoutes(scope, ctx.payments));
+  await app.register(async (scope) => pageRoutes(scope, ctx));
   await app.register(async (scope) => rateRoutes(scope, ctx));
   const devChain = opts.devChain;
   if (devChain) {
