@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { loadConfig, type Config } from '../config/config.ts';
 import { openDb, dbTargetFromConfig } from '../db/database.ts';
@@ -38,6 +39,12 @@ export async function runServer(config: Config = loadConfig()): Promise<void> {
       'DEVELOPMENT MODE: no Bitcoin node is configured (SATGATE_LIVE_RPC_URL, SATGATE_TEST_RPC_URL), so satgate runs its own ' +
         'regtest chain as the sandbox network. Live mode is disabled. Try: npx satgate dev pay <address> 0.001; npx satgate dev mine',
     );
+    if (!config.ratesFile && !config.rateProviders) {
+      // Regtest coins are worthless and a newcomer may be offline: fixed sample rates make the sandbox
+      // work at once. Setting SATGATE_RATE_PROVIDERS or SATGATE_RATES_FILE overrides this.
+      config = { ...config, ratesFile: fileURLToPath(new URL('../devchain/dev-rates.json', import.meta.url)) };
+      log.warn({ file: config.ratesFile }, 'development mode prices with fixed sample exchange rates (set SATGATE_RATE_PROVIDERS for live ones)');
+    }
     try {
       devChain = await startDevChain(config.dataDir, log);
     } catch (err) {

@@ -258,5 +258,5 @@ describe.each(testEngines())('satgate CLI on %s', (engine) => {
     restarted.child.kill('SIGTERM');
     expect(await restarted.exited, restarted.output()).toBe(0);
     expect(existsSync(lockFile)).toBe(false);
-  });
+  }, 180_000);
 });

@@ -99,7 +99,7 @@ export async function startRegtestNode(options: RegtestNodeOptions = {}): Promis
   // bcoin only creates its data directories in ensure(); open() on a new prefix fails without them.
   if (options.prefix) await node.ensure();
   await node.open();
-  const harness = new RegtestNode(node, `http://satgate:${apiKey}@127.0.0.1:${port}/`, options.feeRate ?? 2n, options.payerKey);
+  const harness = new RegtestNode(node, `http://satgate:${apiKey}@127.0.0.1:${port}/`, options.feeRate ?? 2n, options.payerKey, Boolean(options.prefix));
   try {
     const missing = (options.blocks ?? 450) - node.chain.height;
     if (missing > 0) await harness.mine(missing);
@@ -121,6 +121,9 @@ export class RegtestNode {
   // Serialises payer spends so two concurrent payments never pick the same coin.
   private queue: Promise<unknown> = Promise.resolve();
   private readonly nodeErrors: string[] = [];
+  /** Coins tracked by scanning blocks, for a persistent node; null when bcoin's address index serves them. */
+  private readonly ownCoins: Map<string, BcoinCoin> | null;
+  private scannedHeight = 0;
 
   constructor(
     private readonly node: BcoinFullNode,
@@ -128,7 +131,9 @@ export class RegtestNode {
     readonly rpcUrl: string,
     private readonly feeRate: bigint,
     payerKey?: Uint8Array,
+    persistent = false,
   ) {
+    this.ownCoins = persistent ? new Map() : null;
     this.rpc = new RpcClient({ url: rpcUrl, retries: 0, timeoutMs: 60_000 });
     this.privateKey = payerKey ?? secp256k1.utils.randomSecretKey();
     this.payerScript = p2wpkh(secp256k1.getPublicKey(this.privateKey, true)).script;
@@ -198,10 +203,37 @@ export class RegtestNode {
   /** Spendable payer coins (mempool included), confirmed ones first, largest first. */
   private async spendableCoins(): Promise<BcoinCoin[]> {
     const nextHeight = this.node.chain.height + 1;
-    const coins = await this.node.getCoinsByAddress([this.payerAddress]);
+    const coins = this.ownCoins ? await this.scanOwnCoins() : await this.node.getCoinsByAddress([this.payerAddress]);
     return coins
       .filter((c) => !c.coinbase || (c.height >= 0 && nextHeight - c.height >= COINBASE_MATURITY))
       .sort((a, b) => (a.height < 0 ? 1 : 0) - (b.height < 0 ? 1 : 0) || b.value - a.value);
+  }
+
+  /**
+   * The payer's coins found by reading the chain itself. bcoin 1.0.2's address index stays empty when its
+   * chain lives on disk (LevelDB), so a persistent node (the development chain) tracks its coins this way.
+   */
+  private async scanOwnCoins(): Promise<BcoinCoin[]> {
+    const own = this.ownCoins!;
+    const tip = await this.height();
+    for (let h = this.scannedHeight + 1; h <= tip; h++) {
+      const block = parseBlock(await this.rpc.getRawBlock(await this.rpc.getBlockHash(h)));
+      for (const tx of block.txs) this.noteTx(tx, h);
+      this.scannedHeight = h;
+    }
+    return [...own.values()];
+  }
+
+  /** Applies a transaction to the tracked coins: spends its inputs, adds its outputs to the payer. */
+  private noteTx(tx: RawTx, height: number): void {
+    const own = this.ownCoins;
+    if (!own) return;
+    if (!tx.coinbase) for (const i of tx.inputs) own.delete(`${i.prevTxid}:${i.vout}`);
+    tx.outputs.forEach((o, index) => {
+      if (Buffer.compare(o.script, this.payerScript) !== 0) return;
+      const txid = tx.txid;
+      own.set(`${txid}:${index}`, { txid: () => txid, index, value: Number(o.value), height, coinbase: tx.coinbase });
+    });
   }
 
   private async buildPayment(outputs: { script: Uint8Array; amount: bigint }[]): Promise<string> {
@@ -227,6 +259,7 @@ export class RegtestNode {
     if (change >= 1000n) tx.addOutput({ script: this.payerScript, amount: change });
     tx.sign(this.privateKey);
     tx.finalize();
+    this.noteTx(parseTransaction(tx.extract()), -1);
     return tx.hex;
   }
 

@@ -24,6 +24,16 @@ export interface ServerProcess {
 
 /** Spawns `satgate start` with the environment and waits until /health answers. */
 export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
+  try {
+    return await spawnServer(env, timeoutMs);
+  } catch (err) {
+    // A port found free can be taken by another test process before the server binds it: try once more.
+    if (env.PORT === undefined && String(err).includes('EADDRINUSE')) return spawnServer(env, timeoutMs);
+    throw err;
+  }
+}
+
+async function spawnServer(env: Record<string, string>, timeoutMs: number): Promise<ServerProcess> {
   const port = env.PORT ?? String(await freePort());
   const child = spawn(process.execPath, [BIN, 'start'], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: port, HOST: '127.0.0.1' },
@@ -32,11 +42,15 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  // 'close' comes after the output streams end, so an early exit reports everything the process said.
+  const exited = new Promise<number | string>((resolve) => child.on('close', (code, signal) => resolve(code ?? signal ?? -1)));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`satgate exited early:\n${out}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      const code = await exited;
+      throw new Error(`satgate exited early (${code}):\n${out}`);
+    }
     try {
       const res = await fetch(`${url}/health`);
       if (res.status === 200) break;
