@@ -17,7 +17,7 @@ import { addSandboxWallet, createClient } from '../../test/support/payment-api.t
 import { decodeAddress } from '../bitcoin/address.ts';
 import { verifyWebhookSignature } from '../notify/webhook-signature.ts';
 import { isJsonObject, numericText, parseExactJson } from '../rates/exact-json.ts';
-import { btcToSats } from './amounts.ts';
+import { satsFromBtc } from '../rates/money.ts';
 
 const run = promisify(execFile);
 
@@ -103,7 +103,7 @@ describe.each(testEngines())('the custom payment flow on %s', (engine) => {
     const { stdout } = await run('zbarimg', ['--raw', '-q', file]);
     expect(stdout.trim()).toBe(`bitcoin:${address}?amount=${cryptoAmount}`);
 
-    const paid = await node.pay(decodeAddress(address).script, btcToSats(cryptoAmount));
+    const paid = await node.pay(decodeAddress(address).script, satsFromBtc(cryptoAmount));
     let status = await poll(reference);
     expect(status).toMatchObject({ status: 'unconfirmed', unconfirmed_crypto_amount: 0.0002468, unconfirmed_order_amount: 12.34, confirmed_crypto_amount: 0 });
     expect(status.unconfirmed_crypto_amt).toBe(0.0002468);

@@ -5,7 +5,7 @@ import type { Selectable } from 'kysely';
 import { isoUtc } from '../core/clock.ts';
 import type { PaymentsTable, WalletsTable } from '../db/schema.ts';
 import { parseExactJson } from '../rates/exact-json.ts';
-import { satsToBtc } from './amounts.ts';
+import { btcFromSats } from '../rates/money.ts';
 import { exactNumber, toPlain } from './exact-body.ts';
 import type { PaymentPageData } from '../pages/payment-page.ts';
 
@@ -42,11 +42,11 @@ export function storedRequest(row: PaymentRow): StoredRequest {
 /** Decimal amounts of a payment as strings (BTC amounts without trailing zeros). */
 export function paymentAmounts(row: PaymentRow) {
   return {
-    crypto_amount: satsToBtc(row.crypto_sats),
+    crypto_amount: btcFromSats(row.crypto_sats),
     order_amount: row.order_amount,
     exchange_rate: row.exchange_rate,
-    unconfirmed_crypto_amount: satsToBtc(row.unconfirmed_sats),
-    confirmed_crypto_amount: satsToBtc(row.confirmed_sats),
+    unconfirmed_crypto_amount: btcFromSats(row.unconfirmed_sats),
+    confirmed_crypto_amount: btcFromSats(row.confirmed_sats),
     unconfirmed_order_amount: row.unconfirmed_order_amount,
     confirmed_order_amount: row.confirmed_order_amount,
   };

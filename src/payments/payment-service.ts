@@ -14,7 +14,7 @@ import type { WalletRepository } from '../wallets/wallet-repository.ts';
 import type { JsonValue } from '../rates/exact-json.ts';
 import { checkUrlAllowed } from '../notify/ssrf-guard.ts';
 import type { PaymentPageData } from '../pages/payment-page.ts';
-import { requiredSats, satsToBtc } from './amounts.ts';
+import { btcFromSats, fiatToSats } from '../rates/money.ts';
 import { bodyHash, exactNumber } from './exact-body.ts';
 import { checkPaymentRequest } from './payment-request.ts';
 import { pageData, paymentRecord, type PaymentRow, type RecordContext, type StoredRequest } from './payment-record.ts';
@@ -144,7 +144,7 @@ export class PaymentService {
           client_id: clientRowId,
           type: input.type,
           crypto_currency: input.crypto_currency,
-          crypto_sats: requiredSats(input.order_amount, lock.rate),
+          crypto_sats: fiatToSats(input.order_amount, lock.rate),
           order_currency: input.order_currency,
           order_amount: input.order_amount,
           exchange_rate: lock.rate,
@@ -241,7 +241,7 @@ export class PaymentService {
     if (found.row.status === 'invalid') {
       throw new ProblemError(410, 'Gone', 'This payment request is no longer valid and can no longer receive funds; it has no QR code.');
     }
-    return renderQrPng(paymentUri(found.ctx.address, satsToBtc(found.row.crypto_sats)), width);
+    return renderQrPng(paymentUri(found.ctx.address, btcFromSats(found.row.crypto_sats)), width);
   }
 
   /** Operation 29: the current indicative rate, 1 crypto unit in the order currency (not guaranteed). */

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { derivePaymentStatus, PAYMENT_STATUSES, type DetectedOutput, type PaymentStatusInput } from './payment-status.ts';
-import { requiredSats } from './amounts.ts';
+import { fiatToSats } from '../rates/money.ts';
 
 const CREATED = 1_700_000_000_000;
 const EXPIRY = CREATED + 900_000;
@@ -80,7 +80,7 @@ describe('derivePaymentStatus: within one satoshi is equal', () => {
         (amountUnits, amountScale, rateUnits, rateScale) => {
           const orderAmount = decimal(amountUnits, amountScale);
           const lockedRate = decimal(rateUnits, rateScale);
-          const need = requiredSats(orderAmount, lockedRate);
+          const need = fiatToSats(orderAmount, lockedRate);
           const at = (sats: bigint) =>
             derivePaymentStatus(payment([out(sats, 1)], { orderAmount, lockedRate, minorUnits: 3 })).status;
           expect(at(need)).toBe('confirmed');
@@ -116,7 +116,7 @@ describe('derivePaymentStatus: funds after expiry are valued at the spot rate', 
 
   it('a partial payment topped up after expiry with the rounded-up spot amount is equal', () => {
     // 50.00 paid at the locked rate; the remaining 50.00 at 99999.99 is ceil(50000.0005) = 50,001 sats.
-    const remainder = requiredSats('50.00', '99999.99');
+    const remainder = fiatToSats('50.00', '99999.99');
     expect(remainder).toBe(50_001n);
     const r = derivePaymentStatus(payment([out(100_000n, 2), out(remainder, 0, AFTER, '99999.99')]));
     expect(r.status).toBe('confirmed');

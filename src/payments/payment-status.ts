@@ -22,7 +22,11 @@
 // Outputs first seen at or after that moment cannot revive an invalid request: when no output
 // was first seen before it, those late outputs are not counted and are reported as `lateSats`.
 
-import { formatScaled, divRound, parseDecimal, pow10, rescaleUp, requiredSats, SATS_PER_BTC } from './amounts.ts';
+import { decimalToString, divideRounded, parseDecimal, rescale, unitsToString, type DecimalLimits } from '../rates/decimal.ts';
+import { fiatToSats, SATS_PER_BTC } from '../rates/money.ts';
+
+// Order amounts and rates as this module has always read them: plain decimals, zero padding allowed.
+const PAYMENT_DECIMAL: DecimalLimits = { allowLeadingZeros: true };
 
 /** Every payment API v1 status, in INTERFACE 3.1 order. */
 export const PAYMENT_STATUSES = [
@@ -87,7 +91,7 @@ function checkInput(input: PaymentStatusInput, required: number): void {
     throw new RangeError(`bad minorUnits ${input.minorUnits}`);
   }
   if (!Number.isInteger(required) || required < 1) throw new RangeError(`bad requiredConfirmations ${required}`);
-  if (parseDecimal(input.orderAmount).units === 0n) throw new RangeError('order amount must be positive');
+  if (parseDecimal(input.orderAmount, PAYMENT_DECIMAL).units === 0n) throw new RangeError('order amount must be positive');
   for (const o of input.outputs) {
     if (o.sats < 0n) throw new RangeError('negative output amount');
     if (!Number.isInteger(o.confirmations) || o.confirmations < 0) throw new RangeError(`bad confirmations ${o.confirmations}`);
@@ -101,7 +105,9 @@ function checkInput(input: PaymentStatusInput, required: number): void {
 export function derivePaymentStatus(input: PaymentStatusInput): PaymentStatusResult {
   const required = input.requiredConfirmations ?? 1;
   checkInput(input, required);
-  const needSats = requiredSats(input.orderAmount, input.lockedRate);
+  // fiatToSats reads unpadded text only, so both values are written back without padding first.
+  const order = parseDecimal(input.orderAmount, PAYMENT_DECIMAL);
+  const needSats = fiatToSats(decimalToString(order), decimalToString(parseDecimal(input.lockedRate, PAYMENT_DECIMAL)));
 
   const funded = input.outputs.filter((o) => o.sats > 0n);
   const invalidAt = input.createdMs + input.monitoringWindowMs;
@@ -111,9 +117,8 @@ export function derivePaymentStatus(input: PaymentStatusInput): PaymentStatusRes
 
   // Common scale: every rate and the order amount become integers of 10^-scale units, so
   // value(output) * 1e8 * 10^scale = sats * rateUnits exactly.
-  const order = parseDecimal(input.orderAmount);
   const rateOf = (o: DetectedOutput): string => (o.firstSeenAt < input.expiryMs ? input.lockedRate : o.spotRate!);
-  const rates = counted.map((o) => parseDecimal(rateOf(o)));
+  const rates = counted.map((o) => parseDecimal(rateOf(o), PAYMENT_DECIMAL));
   const scale = Math.max(order.scale, ...rates.map((r) => r.scale));
 
   let confirmedSats = 0n;
@@ -122,7 +127,7 @@ export function derivePaymentStatus(input: PaymentStatusInput): PaymentStatusRes
   let unconfirmedValue = 0n;
   let oneSatWorth = 0n; // same units
   counted.forEach((o, i) => {
-    const rateUnits = rescaleUp(rates[i]!, scale);
+    const rateUnits = rescale(rates[i]!, scale, 'down').units; // exact: scale is at least the rate's own
     if (rateUnits === 0n) throw new RangeError('rate must be positive');
     if (rateUnits > oneSatWorth) oneSatWorth = rateUnits;
     if (o.confirmations >= required) {
@@ -134,9 +139,9 @@ export function derivePaymentStatus(input: PaymentStatusInput): PaymentStatusRes
     }
   });
 
-  const denominator = SATS_PER_BTC * pow10(scale);
+  const denominator = SATS_PER_BTC * 10n ** BigInt(scale);
   const toOrderCurrency = (v: bigint): string =>
-    formatScaled(divRound(v * pow10(input.minorUnits), denominator, 'half-up'), input.minorUnits);
+    unitsToString(divideRounded(v * 10n ** BigInt(input.minorUnits), denominator, 'half-up'), input.minorUnits);
   const base = {
     requiredSats: needSats,
     confirmedSats,
@@ -151,7 +156,7 @@ export function derivePaymentStatus(input: PaymentStatusInput): PaymentStatusRes
   if (counted.length === 0) return { status: expired ? 'invalid' : 'unpaid', ...base };
 
   const total = confirmedValue + unconfirmedValue;
-  const target = rescaleUp(order, scale) * SATS_PER_BTC;
+  const target = rescale(order, scale, 'down').units * SATS_PER_BTC;
   const comparison = total <= target - oneSatWorth ? '-less' : total >= target + oneSatWorth ? '-more' : '';
   const prefix = confirmedSats > 0n ? 'confirmed' : 'unconfirmed';
   return { status: `${prefix}${comparison}` as PaymentStatus, ...base };

@@ -4,7 +4,8 @@
 
 import { deflateSync, crc32 } from 'node:zlib';
 import QRCode from 'qrcode';
-import { btcToSats, satsToBtc } from './amounts.ts';
+import { normalizeDecimal } from '../rates/decimal.ts';
+import { btcFromSats, satsFromBtc } from '../rates/money.ts';
 
 export const QR_DEFAULT_WIDTH = 256;
 export const QR_MIN_WIDTH = 64;
@@ -16,9 +17,11 @@ const QUIET_MODULES = 4;
 export function paymentUri(address: string, cryptoAmountBtc: string): string {
   // Base58 and bech32 addresses are alphanumeric; anything else would need URI escaping and is a bug upstream.
   if (!/^[A-Za-z0-9]{14,90}$/.test(address)) throw new RangeError(`not a bitcoin address: ${JSON.stringify(address)}`);
-  const sats = btcToSats(cryptoAmountBtc); // throws on exponent, sign or sub-satoshi precision
+  // Normalized first so that zero padding ("00012.34500", "0.000000010") reads as the amount it writes.
+  // Throws (RangeError) on exponent, sign or sub-satoshi precision.
+  const sats = satsFromBtc(normalizeDecimal(cryptoAmountBtc, { allowLeadingZeros: true }));
   if (sats === 0n) throw new RangeError('payment amount must be positive');
-  return `bitcoin:${address}?amount=${satsToBtc(sats)}`;
+  return `bitcoin:${address}?amount=${btcFromSats(sats)}`;
 }
 
 /** PNG of `text` as a QR code (error correction M), exactly `widthPx` square (64..1024, default 256). */

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   addDecimals, compareDecimals, decimalFromNumberLiteral, decimalToString, divideDecimals, divideRounded,
-  isDecimal, multiplyDecimals, normalizeDecimal, parseDecimal, roundDecimal,
+  isDecimal, multiplyDecimals, normalizeDecimal, parseDecimal, roundDecimal, unitsToString,
 } from './decimal.ts';
 
 const decimalArb = fc
@@ -29,6 +29,28 @@ describe('parseDecimal', () => {
     expect(() => parseDecimal(`0.${'1'.repeat(19)}`)).toThrow(/digits/);
     expect(() => parseDecimal('12.345', { maxFractionDigits: 2 })).toThrow(/more than 2 digits after/);
     expect(() => parseDecimal('9'.repeat(10_000))).toThrow(/too many digits/);
+  });
+
+  it('keeps the scale it was written at and refuses anything else with a RangeError', () => {
+    expect(parseDecimal('19.990')).toEqual({ units: 19990n, scale: 3 });
+    expect(parseDecimal('7')).toEqual({ units: 7n, scale: 0 });
+    for (const bad of ['', '-1', '1e3', '.5', '5.', ' 1', '1,5', 'NaN', '0x10']) {
+      expect(() => parseDecimal(bad), bad).toThrow(RangeError);
+    }
+  });
+
+  it('accepts zero padding only when asked, without counting it as digits', () => {
+    const padded = { allowLeadingZeros: true };
+    expect(parseDecimal('00012.34500', padded)).toEqual({ units: 1234500n, scale: 5 });
+    expect(parseDecimal('000', padded)).toEqual({ units: 0n, scale: 0 });
+    expect(parseDecimal('00.5', padded)).toEqual({ units: 5n, scale: 1 });
+    expect(parseDecimal(`${'0'.repeat(30)}1`, { ...padded, maxIntegerDigits: 1, maxFractionDigits: 0 })).toEqual({ units: 1n, scale: 0 });
+    expect(normalizeDecimal('00012.34500', padded)).toBe('12.345');
+    for (const bad of ['', '+01', '-01', '.5', '005.', '0x10', '01e3', ' 01']) {
+      expect(() => parseDecimal(bad, padded), bad).toThrow(RangeError);
+    }
+    expect(() => parseDecimal('012')).toThrow(RangeError);
+    expect(() => parseDecimal('0012', { ...padded, maxIntegerDigits: 1 })).toThrow(/more than 1 digits before/);
   });
 
   it('writes back exactly what it read', () => {
@@ -59,6 +81,20 @@ describe('arithmetic', () => {
     expect(divideRounded(5n, 2n, 'half-up')).toBe(3n);
     expect(divideRounded(5n, 2n, 'down')).toBe(2n);
     expect(divideRounded(4n, 2n, 'up')).toBe(2n);
+  });
+
+  it('rounds quotients down, up and half-up, and refuses a zero divisor with a RangeError', () => {
+    expect([divideRounded(7n, 2n, 'down'), divideRounded(7n, 2n, 'up'), divideRounded(7n, 2n, 'half-up')]).toEqual([3n, 4n, 4n]);
+    expect([divideRounded(13n, 10n, 'down'), divideRounded(13n, 10n, 'up'), divideRounded(13n, 10n, 'half-up')]).toEqual([1n, 2n, 1n]);
+    expect(divideRounded(8n, 4n, 'up')).toBe(2n);
+    expect(() => divideRounded(1n, 0n, 'up')).toThrow(RangeError);
+  });
+
+  it('writes scaled units with every decimal', () => {
+    expect(unitsToString(5n, 2)).toBe('0.05');
+    expect(unitsToString(12345n, 2)).toBe('123.45');
+    expect(unitsToString(0n, 3)).toBe('0.000');
+    expect(unitsToString(42n, 0)).toBe('42');
   });
 
   it('divides to a fixed scale', () => {

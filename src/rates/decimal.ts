@@ -18,26 +18,30 @@ export class DecimalError extends RangeError {
   }
 }
 
-/** Limits on the digits a parsed decimal may have. */
+/** Limits on the digits a parsed decimal may have, and whether zero padding is accepted. */
 export interface DecimalLimits {
-  /** Most digits before the point (default 24). */
+  /** Most digits before the point, redundant leading zeros not counted (default 24). */
   maxIntegerDigits?: number;
   /** Most digits after the point (default 18). */
   maxFractionDigits?: number;
+  /** Accept redundant leading zeros ("007.50" reads as 7.50); refused by default. */
+  allowLeadingZeros?: boolean;
 }
 
 const DECIMAL_RE = /^(0|[1-9][0-9]*)(?:\.([0-9]+))?$/;
 const NUMBER_LITERAL_RE = /^(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
 const MAX_EXPONENT = 400;
 
-/** Parses a non-negative plain decimal ("0", "12.30"); rejects signs, exponents, "NaN", ".5", "5.", leading zeros and over-long input. */
+/** Parses a non-negative plain decimal ("0", "12.30"); rejects signs, exponents, "NaN", ".5", "5.", leading zeros (unless allowed) and over-long input. */
 export function parseDecimal(text: string, limits: DecimalLimits = {}): Decimal {
   const maxInt = limits.maxIntegerDigits ?? 24;
   const maxFrac = limits.maxFractionDigits ?? 18;
   if (typeof text !== 'string') throw new DecimalError('a decimal must be given as a string');
   if (text.length === 0) throw new DecimalError('empty decimal');
-  if (text.length > maxInt + maxFrac + 1) throw new DecimalError(`decimal ${show(text)} has too many digits`);
-  const m = DECIMAL_RE.exec(text);
+  // Padding is dropped before any check, so it neither counts as digits nor fails the shape test.
+  const body = limits.allowLeadingZeros === true ? text.replace(/^0+(?=[0-9])/, '') : text;
+  if (body.length > maxInt + maxFrac + 1) throw new DecimalError(`decimal ${show(text)} has too many digits`);
+  const m = DECIMAL_RE.exec(body);
   if (!m) throw new DecimalError(`${show(text)} is not a plain non-negative decimal (digits, optionally "." and digits)`);
   const intPart = m[1] ?? '0';
   const fracPart = m[2] ?? '';

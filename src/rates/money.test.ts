@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { minorUnits } from './currencies.ts';
-import { compareDecimals, decimalToString, multiplyDecimals, parseDecimal } from './decimal.ts';
+import { compareDecimals, decimalToString, multiplyDecimals, normalizeDecimal, parseDecimal } from './decimal.ts';
 import {
   ConversionError, btcFromSats, convertAmount, fiatToFiat, fiatToSats, parseFiatAmount, satsFromBtc, satsToFiat,
 } from './money.ts';
@@ -33,6 +33,21 @@ describe('bitcoin and satoshis', () => {
     expect(() => satsFromBtc('0.000000001')).toThrow(/8 digits/);
     expect(() => satsFromBtc('1e-8')).toThrow();
     expect(() => satsFromBtc('-1')).toThrow();
+  });
+
+  it('writes satoshis as BTC without trailing zeros or exponent', () => {
+    expect(btcFromSats(1n)).toBe('0.00000001');
+    expect(btcFromSats(50_000n)).toBe('0.0005');
+    expect(btcFromSats(100_000_000n)).toBe('1');
+    expect(btcFromSats(2_100_000_000_000_000n)).toBe('21000000');
+    expect(btcFromSats(0n)).toBe('0');
+  });
+
+  it('reads BTC back to satoshis, zeros past the satoshi once normalized, and refuses sub-satoshi precision with a RangeError', () => {
+    expect(satsFromBtc('0.00000001')).toBe(1n);
+    expect(satsFromBtc('1.5')).toBe(150_000_000n);
+    expect(satsFromBtc(normalizeDecimal('0.000000010'))).toBe(1n);
+    expect(() => satsFromBtc('0.000000001')).toThrow(RangeError);
   });
 
   it('round-trips any satoshi amount through its bitcoin text, never in exponent form', () => {
@@ -68,6 +83,13 @@ describe('fiatToSats rounds up to the satoshi', () => {
     expect(() => fiatToSats('1', '1e5')).toThrow();
   });
 
+  it('on order amounts and rates written with trailing zeros', () => {
+    expect(fiatToSats('100.00', '50000.00')).toBe(200_000n);
+    expect(fiatToSats('10', '30000')).toBe(33_334n);
+    expect(fiatToSats('0.01', '99999.99')).toBe(11n); // 10.0000001 sats
+    expect(() => fiatToSats('1', '0')).toThrow(RangeError);
+  });
+
   it('never gives the merchant less than asked after a round trip, and is the least such amount', () => {
     fc.assert(fc.property(currencyAndAmount, rateArb, ([currency, amount], rate) => {
       const sats = fiatToSats(amount, rate);
@@ -91,6 +113,12 @@ describe('satsToFiat rounds half-up to the minor unit', () => {
     expect(satsToFiat(100_000_000n, '50000', 'USD')).toBe('50000.00');
     expect(satsToFiat(0n, '50000', 'USD')).toBe('0.00');
     expect(() => satsToFiat(-1n, '50000', 'USD')).toThrow(/negative/);
+  });
+
+  it('values satoshis in the order currency, half-up', () => {
+    expect(satsToFiat(1n, '500000', 'USD')).toBe('0.01');
+    expect(satsToFiat(200_000n, '50000.00', 'USD')).toBe('100.00');
+    expect(satsToFiat(33_334n, '30000', 'USD')).toBe('10.00');
   });
 
   it('always writes exactly the minor-unit decimals, with no float artefacts', () => {

@@ -15,7 +15,7 @@ import { freePort } from '../support/server-process.ts';
 import { writeRatesFile } from '../support/rates-file.ts';
 import { generateNewWallet } from '../../src/bitcoin/new-wallet.ts';
 import { decodeAddress } from '../../src/bitcoin/address.ts';
-import { btcToSats, satsToBtc } from '../../src/payments/amounts.ts';
+import { btcFromSats, satsFromBtc } from '../../src/rates/money.ts';
 import { normalizeDecimal } from '../../src/rates/decimal.ts';
 import { isJsonObject, numericText, parseExactJson } from '../../src/rates/exact-json.ts';
 import { PAGE_CSP } from '../../src/pages/page-headers.ts';
@@ -128,7 +128,7 @@ describe('hosted payment page in Chromium, on the real service and a regtest nod
     expect(await page.locator('script').count()).toBe(2); // the page script and its JSON data block
     expect(normalizeDecimal(await text(page, '#order-amount'))).toBe('25');
     expect(await text(page, '#order-currency')).toBe('USD');
-    expect(await text(page, '#crypto-amount')).toBe(satsToBtc(btcToSats(payment.cryptoAmount)).padEnd(10, '0'));
+    expect(await text(page, '#crypto-amount')).toBe(btcFromSats(satsFromBtc(payment.cryptoAmount)).padEnd(10, '0'));
     expect(await text(page, '#crypto-address')).toBe(payment.address);
     expect(await loadedImageWidth(page, 'qr-image')).toBeGreaterThan(0);
     expect(await text(page, '#status-headline')).toBe('Waiting for your payment');
@@ -144,7 +144,7 @@ describe('hosted payment page in Chromium, on the real service and a regtest nod
     await phone.close();
 
     const mark = await markDocument(page);
-    await node.pay(decodeAddress(payment.address).script, btcToSats(payment.cryptoAmount));
+    await node.pay(decodeAddress(payment.address).script, satsFromBtc(payment.cryptoAmount));
     await t.ctx.chains.pollNow();
     await expect.poll(() => page.locator('#payment').getAttribute('data-status'), { timeout: 30_000 }).toBe('unconfirmed');
     expect(await text(page, '#status-headline')).toBe('Paid: waiting for confirmation');
