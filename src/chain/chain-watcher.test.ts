@@ -164,4 +164,24 @@ describe.each(testEngines())('the chain watcher on %s', (engine) => {
     const debit = (await monitor.walletTransactions(wallet.pub)).find((t) => t.txid === sweepTxid);
     expect(debit).toMatchObject({ value: '-0.00025', debit: 1, confirmation: null, vin: 0 });
   });
+
+  it('with the watcher running on its own timer, a payment shows as unconfirmed within 2 poll intervals', async () => {
+    const address = await issue();
+    const watcher = chains.get('test')!.watcher;
+    watcher.start();
+    try {
+      await node.pay(Buffer.from(address.script_hex, 'hex'), 12_000n);
+      // Counted in polls, not seconds: the poll under way when the payment was sent may have asked the node
+      // just before it, so the next one must see it.
+      const pollsAtPayment = watcher.health().polls;
+      for (;;) {
+        if ((await monitor.balance(address.address)).balance.unconfirmed === '0.00012') break;
+        expect(watcher.health().polls - pollsAtPayment).toBeLessThanOrEqual(2);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      expect(watcher.health().polls - pollsAtPayment).toBeLessThanOrEqual(2);
+    } finally {
+      await watcher.stop();
+    }
+  });
 });

@@ -17,6 +17,8 @@ export interface WatcherHealth {
   tipHeight: number | null;
   watchedScripts: number;
   lastPollAt: number | null;
+  /** Polls completed since start. */
+  polls: number;
   lastTipChangeAt: number | null;
   stalled: boolean;
   error: string | null;
@@ -51,6 +53,7 @@ export class ChainWatcher {
   private running: Promise<void> | null = null;
   private stopped = false;
   private lastPollAt: number | null = null;
+  private polls = 0;
   private lastNodeAnswerAt: number | null = null;
   private lastTipChangeAt: number | null = null;
   private tipHeight: number | null = null;
@@ -104,6 +107,7 @@ export class ChainWatcher {
         await this.opts.watched.load(this.opts.store.db).catch(() => {});
       } finally {
         this.lastPollAt = this.opts.clock();
+        this.polls++;
         this.running = null;
       }
     })();
@@ -124,6 +128,7 @@ export class ChainWatcher {
       tipHeight: this.tipHeight,
       watchedScripts: this.opts.watched.size,
       lastPollAt: this.lastPollAt,
+      polls: this.polls,
       lastTipChangeAt: this.lastTipChangeAt,
       stalled,
       error: this.lastError,

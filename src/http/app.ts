@@ -8,6 +8,7 @@ import { installErrorHandling } from './error-handler.ts';
 import { REDACT_PATHS, redactUrl } from './log-redaction.ts';
 import { walletRoutes } from '../wallets/routes.ts';
 import { monitorRoutes } from '../wallets/monitor-routes.ts';
+import { metricsRoutes } from './metrics.ts';
 import { rateRoutes } from '../rates/routes.ts';
 import type { DevChain } from '../devchain/dev-chain.ts';
 import { oauthRoutes } from '../payments/oauth-routes.ts';
@@ -66,6 +67,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
     return reply.status(healthy ? 200 : 503).send({ status, version: VERSION, ...components });
   });
 
+  await metricsRoutes(app, ctx);
   await app.register(async (scope) => walletRoutes(scope, ctx));
   await app.register(async (scope) => monitorRoutes(scope, ctx));
   await app.register(async (scope) => oauthRoutes(scope, ctx.payments.oauth));

@@ -1,0 +1,81 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AppContext } from '../app/context.ts';
+
+/** Serves Prometheus metrics at GET /metrics: process defaults, HTTP requests, chain, rates and outbox gauges. */
+export async function metricsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: 'satgate_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, not the URL: paths carry keys and references, which must not become labels.
+    requests.inc({ method: request.method, route: request.routeOptions.url ?? 'unknown', status: String(reply.statusCode) });
+  });
+
+  new Gauge({
+    name: 'satgate_chain_tip_height',
+    help: 'Height of the last block the watcher processed',
+    labelNames: ['chain'] as const,
+    registers: [registry],
+    collect() {
+      for (const c of ctx.chains.all()) {
+        const h = c.watcher.health();
+        if (h.tipHeight !== null) this.set({ chain: c.id }, h.tipHeight);
+      }
+    },
+  });
+  new Gauge({
+    name: 'satgate_chain_stalled',
+    help: '1 when the watcher is stalled (node silent or tip not moving)',
+    labelNames: ['chain'] as const,
+    registers: [registry],
+    collect() {
+      for (const c of ctx.chains.all()) this.set({ chain: c.id }, c.watcher.health().stalled ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'satgate_chain_watched_scripts',
+    help: 'Issued addresses the watcher matches outputs against',
+    labelNames: ['chain'] as const,
+    registers: [registry],
+    collect() {
+      for (const c of ctx.chains.all()) this.set({ chain: c.id }, c.watched.size);
+    },
+  });
+  new Gauge({
+    name: 'satgate_rates_available',
+    help: '1 when current (non-stale) exchange rates are available',
+    registers: [registry],
+    async collect() {
+      const report = await ctx.health.run();
+      this.set(report.components.rates?.ok ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'satgate_outbox_pending',
+    help: 'Notifications (webhooks and e-mails) waiting to be delivered',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await ctx.db.kysely
+        .selectFrom('outbox')
+        .select(['kind', (eb) => eb.fn.countAll<bigint>().as('n')])
+        .where('state', '=', 'pending')
+        .groupBy('kind')
+        .execute();
+      this.set({ kind: 'webhook' }, 0);
+      this.set({ kind: 'email' }, 0);
+      for (const r of rows) this.set({ kind: r.kind }, Number(r.n));
+    },
+  });
+
+  app.get('/metrics', { schema: { summary: 'Prometheus metrics', tags: ['operations'], hide: true } }, async (_request, reply) => {
+    return reply.type(registry.contentType).send(await registry.metrics());
+  });
+}
