@@ -61,7 +61,10 @@ describe.each(testEngines())('a satgate process killed with SIGKILL on %s', (eng
     await node.mine(2);
 
     server = await startServerProcess(env);
-    await eventually(async () => ((await get(`/balance/${second}`)).balance.confirmed === '0.0003' ? true : undefined), 30_000, 'second payment');
+    // Caught up: the watcher has processed every block the node has (payments are then judged at that tip).
+    const height = await node.height();
+    await eventually(async () => ((await get('/health')).chain_test.tipHeight === height ? true : undefined), 30_000, 'catching up');
+    expect((await get(`/balance/${second}`)).balance).toEqual({ confirmed: '0.0003', unconfirmed: '0' });
     const txs = (await get(`/tx/${pub}`)).tx as Array<{ txid: string; confirmation: number; value: string }>;
     expect(txs.map((t) => [t.txid, t.value, t.confirmation])).toEqual([
       [paid1.txid, '0.0005', 3],

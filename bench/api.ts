@@ -1,0 +1,318 @@
+// HTTP API benchmark (issue 5): requests per second for payment creation (op 26) and status reads (op 27)
+// of the real app on a real loopback port, beside a bare Fastify route measured in the same run, on SQLite
+// and on PostgreSQL. Figures are meant to be read as ratios to that baseline, not as absolute numbers.
+// Run: node bin/run-ts.js bench/api.ts   (env: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_DATABASE_URL)
+import { createRequire } from 'node:module';
+import { cpus, totalmem, platform, arch } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import Fastify, { type FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { createTestApp, type TestApp } from '../test/support/test-app.ts';
+import { createTestDb, type TestDb } from '../test/support/test-db.ts';
+import { writeRatesFile } from '../test/support/rates-file.ts';
+import { startRegtestNode, type RegtestNode } from '../src/devchain/regtest-node.ts';
+import { generateNewWallet } from '../src/bitcoin/new-wallet.ts';
+import { openDb, type Engine } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+
+// Just the parts of autocannon's (untyped, CommonJS) programmatic API used here.
+interface Histogram {
+  mean: number;
+  p50: number;
+  p99: number;
+}
+interface AutocannonResult {
+  requests: Histogram;
+  latency: Histogram;
+  duration: number;
+  '2xx': number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+interface AutocannonOptions {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  duration: number;
+  workers?: number;
+}
+const require = createRequire(import.meta.url);
+const autocannon = require('autocannon') as (opts: AutocannonOptions) => Promise<AutocannonResult>;
+const AUTOCANNON_VERSION = (require('autocannon/package.json') as { version: string }).version;
+
+const DURATION_S = positiveInt('BENCH_DURATION', 10);
+const WARMUP_S = positiveInt('BENCH_WARMUP', 1);
+const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 10);
+/** Baseline change between the start and end of an engine block above which the block is flagged as noisy. */
+const DRIFT_TOLERANCE = 0.15;
+const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[1-9]\d*$/.test(raw)) throw new Error(`${name} must be a positive whole number, got ${JSON.stringify(raw)}`);
+  return Number.parseInt(raw, 10);
+}
+
+interface Scenario {
+  name: string;
+  method: 'GET' | 'POST';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+interface Row {
+  engine: Engine;
+  scenario: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  bad: number;
+  codes: string;
+  ratio: number;
+}
+
+/** One warm-up run (discarded, but its failures still count) then the measured run. */
+async function measure(s: Scenario): Promise<{ result: AutocannonResult; warmupBad: number }> {
+  // One worker thread: the load generator stays off the server's event loop (main thread).
+  const base: AutocannonOptions = {
+    url: s.url,
+    method: s.method,
+    connections: CONNECTIONS,
+    duration: WARMUP_S,
+    workers: 1,
+    ...(s.headers ? { headers: s.headers } : {}),
+    // No idReplacement: autocannon 8.0.0 sizes Content-Length for 33-character ids but hyperid 3 makes
+    // 24-character ones, so every such request hangs. Without an Idempotency-Key each POST is a new payment anyway.
+    ...(s.body !== undefined ? { body: s.body } : {}),
+  };
+  const warm = await autocannon(base);
+  const result = await autocannon({ ...base, duration: DURATION_S });
+  return { result, warmupBad: failures(warm) };
+}
+
+function failures(r: AutocannonResult): number {
+  return r.non2xx + r.errors + r.timeouts;
+}
+
+function codesOf(r: AutocannonResult): string {
+  const parts = Object.entries(r.statusCodeStats).map(([code, { count }]) => `${code}×${count}`);
+  if (r.errors > 0) parts.push(`errors×${r.errors}`);
+  if (r.timeouts > 0) parts.push(`timeouts×${r.timeouts}`);
+  return parts.join(' ');
+}
+
+async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = app.server.address() as AddressInfo;
+  return `http://127.0.0.1:${addr.port}`;
+}
+
+/** A bare Fastify 5 app with one route answering {ok:true}: no database, no plugins. */
+async function startBaseline(): Promise<{ app: FastifyInstance; url: string }> {
+  const app = Fastify({ logger: false });
+  app.get('/baseline', async () => ({ ok: true }));
+  return { app, url: `${await listen(app)}/baseline` };
+}
+
+async function postgresReachable(): Promise<boolean> {
+  const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
+  try {
+    await c.connect();
+    await c.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
+/** A fresh PostgreSQL schema with the production pool size (test-db's helper uses a smaller pool). */
+async function createPostgresDb(): Promise<TestDb> {
+  const schema = `bench_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const open = () => openDb({ engine: 'postgres', url: PG_URL, schema });
+  const db = open();
+  await migrateToLatest(db);
+  return {
+    db,
+    engine: 'postgres',
+    reopen: open,
+    env: {},
+    dispose: async () => {
+      await db.close().catch(() => {});
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`drop schema if exists ${schema} cascade`);
+      await c.end();
+    },
+  };
+}
+
+async function json(res: Response): Promise<Record<string, unknown>> {
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${res.status} ${res.url}: ${text}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** Registers a sandbox wallet, an OAuth client and a token over HTTP, and creates one payment to read. */
+async function prepare(t: TestApp, url: string): Promise<{ token: string; apiId: string; reference: string }> {
+  const postJson = (body: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const wallet = await json(await fetch(`${url}/add_pub`, postJson({ pub: generateNewWallet(true).accountKey, account_name: 'Bench Shop' })));
+  if (wallet.return !== '0') throw new Error(`add_pub failed: ${JSON.stringify(wallet)}`);
+  const apiId = String(wallet.api_id);
+  const client = await t.ctx.payments.oauth.createClient([apiId], t.ctx.masterKey);
+  const tok = await json(
+    await fetch(`${url}/oauth/token`, postJson({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret })),
+  );
+  const token = String(tok.access_token);
+  const created = await json(
+    await fetch(`${url}/api/v1/payment/request`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: paymentBody(apiId, 'seed') }),
+  );
+  return { token, apiId, reference: String(created.payment_reference) };
+}
+
+/** A custom sandbox payment request from the payer. */
+function paymentBody(apiId: string, payer: string): string {
+  return JSON.stringify({
+    type: 'custom',
+    api_id: apiId,
+    crypto_currency: 'testBTC',
+    order_currency: 'USD',
+    order_amount: 25,
+    payer_id: `payer-${payer}@example.com`,
+    payer_ip: '203.0.113.7',
+  });
+}
+
+async function benchEngine(engine: Engine, node: RegtestNode, ratesFile: string, rows: Row[]): Promise<void> {
+  const testDb = engine === 'postgres' ? await createPostgresDb() : await createTestDb('sqlite');
+  const t = await createTestApp(engine, {
+    testDb,
+    env: { SATGATE_RATES_FILE: ratesFile },
+    chains: { test: { rpcUrl: node.rpcUrl, network: 'regtest' } },
+    start: true,
+  });
+  const baseline = await startBaseline();
+  try {
+    const url = await listen(t.app);
+    const { token, apiId, reference } = await prepare(t, url);
+    const scenarios: Scenario[] = [
+      { name: 'baseline: bare Fastify GET', method: 'GET', url: baseline.url },
+      { name: 'status read GET /api/v1/payment/:ref', method: 'GET', url: `${url}/api/v1/payment/${reference}` },
+      {
+        name: 'create POST /api/v1/payment/request',
+        method: 'POST',
+        url: `${url}/api/v1/payment/request`,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: paymentBody(apiId, 'load'),
+      },
+      // Measured again last: if it moved, the machine's load changed during the block and the ratios are rough.
+      { name: 'baseline again (drift check)', method: 'GET', url: baseline.url },
+    ];
+    let baseRps = 0;
+    for (const s of scenarios) {
+      process.stdout.write(`  ${engine}: ${s.name} … `);
+      const { result, warmupBad } = await measure(s);
+      // A run that completed nothing failed too, even if autocannon counted no error.
+      const bad = failures(result) + warmupBad + (result['2xx'] === 0 ? 1 : 0);
+      if (baseRps === 0) baseRps = result.requests.mean;
+      rows.push({
+        engine,
+        scenario: s.name,
+        rps: result.requests.mean,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        ok: result['2xx'],
+        bad,
+        codes: codesOf(result),
+        ratio: result.requests.mean / baseRps,
+      });
+      process.stdout.write(`${result.requests.mean.toFixed(0)} req/s${bad > 0 ? `  (${bad} failed: ${codesOf(result)})` : ''}\n`);
+    }
+    const drift = (rows.at(-1)?.ratio ?? 1) - 1;
+    if (Math.abs(drift) > DRIFT_TOLERANCE) {
+      console.log(`  NOTICE: ${engine}: the baseline moved ${(drift * 100).toFixed(0)}% within the block; the machine's load changed, so treat its ratios as rough`);
+    }
+    // Every creation must have stored its own payment and derived its own address. Requests cut off when the
+    // run ended may still be finishing on the server: let them settle, then count both tables in one statement.
+    await new Promise((r) => setTimeout(r, 500));
+    const counted = await sql<{ payments: string | bigint; addresses: string | bigint }>`
+      select (select count(*) from payments) as payments, (select count(*) from addresses) as addresses`.execute(t.ctx.db.kysely);
+    const payments = String(counted.rows[0]?.payments);
+    const addresses = String(counted.rows[0]?.addresses);
+    console.log(`  ${engine}: stored ${payments} payments on ${addresses} distinct addresses after the run`);
+    if (payments !== addresses) console.log(`  WARNING: ${engine}: payments and addresses differ; creation is not one address per payment`);
+  } finally {
+    await baseline.app.close();
+    await t.close();
+  }
+}
+
+function printTable(rows: Row[]): void {
+  const head = ['engine', 'scenario', 'req/s', 'p50 ms', 'p99 ms', '2xx', 'non-2xx/err', 'vs baseline'];
+  const body = rows.map((r) => [
+    r.engine,
+    r.scenario,
+    r.rps.toFixed(0),
+    String(r.p50),
+    String(r.p99),
+    String(r.ok),
+    String(r.bad),
+    r.ratio === 1 ? '1 (baseline)' : r.ratio > 0 && r.ratio < 1 ? `${r.ratio.toFixed(3)} (1/${(1 / r.ratio).toFixed(1)})` : r.ratio.toFixed(3),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i >= 2 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join(' | ')} |`;
+  console.log(line(head));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const b of body) console.log(line(b));
+}
+
+async function main(): Promise<void> {
+  const cpu = cpus();
+  console.log('satgate API benchmark');
+  console.log(`machine: ${cpu.length} CPUs (${cpu[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, ${platform()} ${arch()}`);
+  console.log(`node ${process.version}, autocannon ${AUTOCANNON_VERSION}`);
+  console.log(
+    `load: ${CONNECTIONS} connections, ${WARMUP_S} s warm-up (discarded) then ${DURATION_S} s measured per scenario; ` +
+      'autocannon runs in a worker thread of this process, the servers on its main thread (loopback, same machine)',
+  );
+  console.log('service: the real app (createTestApp) with background work started, request logging off, a bcoin regtest node in-process');
+
+  const engines: Engine[] = ['sqlite'];
+  if (await postgresReachable()) engines.push('postgres');
+  else console.log(`NOTICE: PostgreSQL at ${new URL(PG_URL).host} is not reachable; skipping it (set BENCH_DATABASE_URL)`);
+
+  const node = await startRegtestNode({ blocks: 10 });
+  const ratesFile = writeRatesFile();
+  const rows: Row[] = [];
+  try {
+    for (const engine of engines) await benchEngine(engine, node, ratesFile, rows);
+  } finally {
+    await node.stop();
+  }
+  console.log('');
+  printTable(rows);
+  console.log('req/s is the mean of per-second samples; "vs baseline" divides by the first bare-route row of the same engine block.');
+  const failed = rows.filter((r) => r.bad > 0);
+  if (failed.length > 0) {
+    console.log('');
+    console.log('WARNING: INVALID BENCHMARK: some requests failed (non-2xx, socket errors or timeouts), so their figures do not measure success:');
+    for (const r of failed) console.log(`  ${r.engine} / ${r.scenario}: ${r.bad} failed; status codes: ${r.codes || 'none completed'}`);
+    process.exitCode = 1;
+  }
+}
+
+await main();

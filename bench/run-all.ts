@@ -1,0 +1,26 @@
+// Runs every benchmark, one child process each so none inherits another's heap or JIT state:
+// the chain scan, then the HTTP API. Output passes through; the exit code is the first failure's.
+// Run: node bin/run-ts.js bench/run-all.ts
+import { spawn } from 'node:child_process';
+
+const BENCHMARKS = ['bench/chain-scan.ts', 'bench/api.ts'];
+
+/** Runs `node bin/run-ts.js <file>` with inherited output and resolves to its exit code. */
+function runBenchmark(file: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/run-ts.js', file], { stdio: 'inherit' });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+let exitCode = 0;
+for (const file of BENCHMARKS) {
+  console.log(`\n=== ${file} ===`);
+  const code = await runBenchmark(file);
+  if (code !== 0) {
+    console.log(`=== ${file} exited with code ${code} ===`);
+    if (exitCode === 0) exitCode = code;
+  }
+}
+process.exitCode = exitCode;
