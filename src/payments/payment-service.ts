@@ -215,16 +215,25 @@ export class PaymentService {
   /** The payment with its wallet and address; an unpaid one past its monitoring window is invalidated first. */
   private async load(reference: string): Promise<{ row: PaymentRow; ctx: RecordContext } | undefined> {
     const { db, clock, machine } = this.deps;
-    let row = await db.kysely.selectFrom('payments').selectAll().where('reference', '=', reference).executeTakeFirst();
-    if (!row) return undefined;
+    // One round trip for the hot path (status polling): the payment with its wallet's and address's fields.
+    const joined = await db.kysely
+      .selectFrom('payments as p')
+      .innerJoin('wallets as w', 'w.id', 'p.wallet_id')
+      .innerJoin('addresses as a', 'a.id', 'p.address_id')
+      .selectAll('p')
+      .select(['w.api_id as wallet_api_id', 'w.account_name as wallet_account_name', 'a.address as payment_address'])
+      .where('p.reference', '=', reference)
+      .executeTakeFirst();
+    if (!joined) return undefined;
+    const { wallet_api_id, wallet_account_name, payment_address, ...payment } = joined;
+    let row: PaymentRow = payment;
     const now = clock();
     if (row.status === 'unpaid' && now >= Number(row.monitor_until)) {
       const id = row.id;
       row = await db.kysely.transaction().execute((trx) => machine.rederive(trx, id, 'monitor-window', now));
     }
-    const wallet = await db.kysely.selectFrom('wallets').select(['id', 'api_id', 'account_name']).where('id', '=', row.wallet_id).executeTakeFirstOrThrow();
-    const address = await db.kysely.selectFrom('addresses').select('address').where('id', '=', row.address_id).executeTakeFirstOrThrow();
-    return { row, ctx: this.recordContext(wallet, address.address) };
+    const wallet = { id: row.wallet_id, api_id: wallet_api_id, account_name: wallet_account_name };
+    return { row, ctx: this.recordContext(wallet, payment_address) };
   }
 
   /** Operation 27: the payment record with status and amounts. */
