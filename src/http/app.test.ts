@@ -95,6 +95,14 @@ describe.each(testEngines())('HTTP app on %s', (engine) => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/add_pub', '/wallets', '/health']));
   });
 
+  it('/docs/json documents the payment request body and its bearer authentication', async () => {
+    t = await createTestApp(engine);
+    const op = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json().paths['/api/v1/payment/request'].post;
+    const fields = Object.keys(op.requestBody.content['application/json'].schema.properties);
+    expect(fields).toEqual(expect.arrayContaining(['type', 'api_id', 'crypto_currency', 'order_currency', 'order_amount', 'payer_id', 'cart', 'payer_ip', 'success_url', 'cancel_url']));
+    expect(op.security).toEqual([{ bearerAuth: [] }]);
+  });
+
   it('/docs serves the HTML documentation page', async () => {
     t = await createTestApp(engine);
     let res = await t.app.inject({ method: 'GET', url: '/docs' });

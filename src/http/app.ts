@@ -57,6 +57,11 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
         version: VERSION,
         description: 'Self-hosted Bitcoin payment service: the wallet API at the root and payment API v1 under /api/v1/payment.',
       },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'an access token from POST /oauth/token (client credentials)' },
+        },
+      },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
