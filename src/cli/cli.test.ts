@@ -13,33 +13,15 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { MasterKey } from '../security/master-key.ts';
 import { WalletRepository } from '../wallets/wallet-repository.ts';
 import { registerWallet } from '../wallets/wallet-registration.ts';
+import { runCli } from '../../test/support/server-process.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RATES_FILE = fileURLToPath(new URL('../../test/fixtures/rates/rates-file.json', import.meta.url));
 const ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** A clean environment for the CLI: nothing of this process's configuration leaks in. */
 function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...env };
-}
-
-/** Runs `node bin/satgate.js <args>` to completion. */
-function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/satgate.js', ...args], { cwd: REPO_ROOT, env: cliEnv(env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += String(d)));
-    child.stderr.on('data', (d) => (stderr += String(d)));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 async function freePort(): Promise<number> {
