@@ -15,6 +15,7 @@ import { OutboxWorker } from '../notify/outbox-worker.ts';
 import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
+import { createDashboard } from '../dashboard/dashboard.ts';
 import type { AppContext } from './context.ts';
 
 /** Options for building a context; tests pass their own clock, logger and chain endpoints. */
@@ -88,6 +89,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     monitor: new WalletMonitor(repo, new AddressActivity(db), masterKey),
     notify: { worker, mailer },
     payments,
+    dashboard: createDashboard({ db, clock, log, masterKey }),
     wallets: {
       repo,
       notes: new AddressNotes(repo, clock),
