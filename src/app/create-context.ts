@@ -60,8 +60,9 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
   );
   const currencies = rateService.currencies;
   const mailer = new Mailer(config.smtpUrl, config.dataDir, config.mailFrom, log);
-  const worker = new OutboxWorker({ db, clock, log, mailer, webhooks: new WebhookSender(db, masterKey, config.allowPrivateWebhooks) });
+  const worker = new OutboxWorker({ db, clock, log, mailer, masterKey, webhooks: new WebhookSender(db, masterKey, config.allowPrivateWebhooks) });
   health.register('mail', () => ({ ok: true, delivery: mailer.describe() }));
+  const monitor = new WalletMonitor(repo, new AddressActivity(db), masterKey);
   const payments = createPayments({
     config,
     db,
@@ -86,10 +87,10 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     chains,
     issuer,
     orderAddresses: { db, repo, issuer, rates: rateService.rates, chains, masterKey, clock },
-    monitor: new WalletMonitor(repo, new AddressActivity(db), masterKey),
+    monitor,
     notify: { worker, mailer },
     payments,
-    dashboard: createDashboard({ db, clock, log, masterKey }),
+    dashboard: createDashboard({ db, clock, log, masterKey, publicUrl: config.publicUrl, walletTransactions: (pub) => monitor.walletTransactions(pub) }),
     wallets: {
       repo,
       notes: new AddressNotes(repo, clock),

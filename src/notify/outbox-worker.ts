@@ -6,6 +6,8 @@ import { nextAttemptAt } from './retry-schedule.ts';
 import type { AttemptOutcome, WebhookSender } from './webhook-sender.ts';
 import type { Mailer } from './mailer.ts';
 import { renderEventMail } from './event-mail.ts';
+import { openSealedMail } from './sealed-mail.ts';
+import type { MasterKey } from '../security/master-key.ts';
 
 /** Worker settings. */
 export interface OutboxWorkerOptions {
@@ -14,6 +16,8 @@ export interface OutboxWorkerOptions {
   log: Logger;
   webhooks: WebhookSender;
   mailer: Mailer;
+  /** Opens sealed messages (login codes and other secrets never sit in the outbox in clear). */
+  masterKey?: MasterKey;
   /** How often to look for due events (default 1000 ms). */
   intervalMs?: number;
   /** Events handled per round (default 20). */
@@ -72,7 +76,8 @@ export class OutboxWorker {
       outcome = await this.opts.webhooks.send(row.target, row.payload_json, row.wallet_id, row.event_id, now);
     } else {
       const payload = JSON.parse(row.payload_json) as Record<string, unknown>;
-      outcome = await this.opts.mailer.send({ to: row.target, ...renderEventMail(payload) }, row.event_id);
+      const sealed = this.opts.masterKey ? openSealedMail(this.opts.masterKey, payload) : null;
+      outcome = await this.opts.mailer.send({ to: row.target, ...(sealed ?? renderEventMail(payload)) }, row.event_id);
     }
     const attempt = Number(row.attempts) + 1;
     const doneAt = this.opts.clock();
