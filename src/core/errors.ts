@@ -59,6 +59,20 @@ export class ProblemError extends Error {
   }
 }
 
+/**
+ * Base of the domain errors that carry a machine-readable reason beside the message (an invalid address, key,
+ * payload, or a refused webhook target): callers branch on `reason`, people read `message`.
+ */
+export class ReasonError<Reason extends string> extends Error {
+  constructor(
+    readonly reason: Reason,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
 /** Raised by operations that need a service the operator has not configured or that is down. */
 export class ServiceUnavailableError extends Error {
   constructor(message: string) {
