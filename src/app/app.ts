@@ -48,7 +48,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
     forceCloseConnections: true,
     return503OnClosing: true,
   });
-  installErrorHandling(app);
+  installErrorHandling(app, { publicUrl: ctx.config.publicUrl });
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   await app.register(swagger, {
     openapi: {
