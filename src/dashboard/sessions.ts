@@ -3,28 +3,13 @@ import type { Db } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import type { Clock } from '../core/clock.ts';
 import { hashToken, newToken } from '../security/tokens.ts';
+import type { DashboardSession, SessionCheck, SessionVerifier } from '../http/dashboard-auth.ts';
+
+export type { DashboardSession, SessionCheck, SessionVerifier };
 
 /** Default session lifetime (INTERFACE.md section 8) and the longest one a caller may ask for (DESIGN.md 9). */
 export const DEFAULT_SESSION_SECONDS = 7200;
 export const MAX_SESSION_SECONDS = 30 * 86_400;
-
-/** An authenticated dashboard caller. */
-export interface DashboardSession {
-  sessionId: bigint;
-  profileId: bigint;
-  email: string;
-  /** The token the caller presented (echoed as `auth_token` by get_accounts and op 23; never stored). */
-  token: string;
-  expiresAt: number;
-}
-
-/** What checking a presented token found: a live session, or the interface code to answer. */
-export type SessionCheck = { ok: true; session: DashboardSession } | { ok: false; code: '303' | '304' };
-
-/** Checks presented tokens; the dashboard authentication hook in `http/` depends only on this. */
-export interface SessionVerifier {
-  verify(token: string): Promise<SessionCheck>;
-}
 
 /**
  * Dashboard sessions: opaque 32-byte tokens, stored only as their SHA-256 (a token has full entropy, so a

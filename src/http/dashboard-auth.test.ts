@@ -24,7 +24,7 @@ describe.each(testEngines())('the dashboard authentication hook on %s', (engine)
     ({ token } = await testDb.db.kysely.transaction().execute((trx) => sessions.open(trx, profile.id, 7200, '127.0.0.1')));
     sessionId = (await testDb.db.kysely.selectFrom('dashboard_sessions').select('id').executeTakeFirstOrThrow()).id;
     app = Fastify();
-    installErrorHandling(app);
+    installErrorHandling(app, { publicUrl: 'http://127.0.0.1:8080' });
     await app.register(async (scope) => {
       scope.addHook('preValidation', dashboardAuth(scope, sessions));
       scope.get('/whoami', async (request) => ({ email: requireDashboardSession(request).email }));

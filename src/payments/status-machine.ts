@@ -9,12 +9,13 @@ import type { Database } from '../db/schema.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Rates, SpotRate } from '../rates/rates-port.ts';
 import type { ChainChange } from '../chain/chain-events.ts';
-import { minorUnits } from '../rates/currencies.ts';
-import { lockPaymentRow } from '../db/payment-row-lock.ts';
-import { enqueueNotifications, type OutboxEntry } from '../notify/outbox.ts';
+import { minorUnits } from '../money/currencies.ts';
+import { lockRow } from '../db/row-locks.ts';
+import { recordTransition } from '../notify/status-transition.ts';
 import { confirmations } from '../wallets/address-activity.ts';
 import { derivePaymentStatus, type DetectedOutput } from './payment-status.ts';
-import { storedRequest, webhookBody, type PaymentRow } from './payment-record.ts';
+import type { PaymentRow } from './payment-record.ts';
+import { paymentEventType, paymentNotifications } from './payment-events.ts';
 
 type Trx = Transaction<Database>;
 
@@ -82,7 +83,7 @@ export class PaymentStatusMachine {
    * webhook and e-mail. Returns the payment as stored afterwards.
    */
   async rederive(trx: Trx, paymentId: bigint, cause: TransitionCause, now: number, tip?: { chain: string; height: number }): Promise<PaymentRow> {
-    await lockPaymentRow(trx, this.deps.db.engine, paymentId);
+    await lockRow(trx, this.deps.db.engine, 'payments', paymentId);
     const p = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
     const wallet = await trx.selectFrom('wallets').selectAll().where('id', '=', p.wallet_id).executeTakeFirstOrThrow();
     const tipHeight =
@@ -125,16 +126,9 @@ export class PaymentStatusMachine {
       .executeTakeFirstOrThrow();
     if (!changed) return updated;
 
-    await trx.insertInto('payment_transitions').values({ payment_id: p.id, from_status: p.status, to_status: d.status, cause, at: BigInt(now) }).execute();
     const address = await trx.selectFrom('addresses').select('address').where('id', '=', p.address_id).executeTakeFirstOrThrow();
-    const body = webhookBody(updated, { wallet, address: address.address, publicUrl: this.deps.publicUrl });
-    const req = storedRequest(updated);
-    const entries: OutboxEntry[] = [];
-    const url = req.notify_url ?? wallet.return_url;
-    if (url) entries.push({ kind: 'webhook', target: url, payload: body, walletId: wallet.id, paymentId: p.id });
-    const email = req.notify_email ?? wallet.notification_email;
-    if (email) entries.push({ kind: 'email', target: email, payload: body, walletId: wallet.id, paymentId: p.id });
-    await enqueueNotifications(trx, entries, now);
+    const notifications = paymentNotifications(updated, wallet, address.address, this.deps.publicUrl, paymentEventType(p.status, d.status));
+    await recordTransition(trx, { table: 'payment_transitions', recordId: p.id, from: p.status, to: d.status, cause, at: now }, notifications);
     this.deps.log.info({ payment: p.reference, from: p.status, to: d.status, cause }, 'payment status changed');
     return updated;
   }
