@@ -6,8 +6,8 @@ import type { MasterKey } from '../security/master-key.ts';
 import { RateLimiter } from '../security/rate-limiter.ts';
 import { Sessions, type DashboardSession } from './sessions.ts';
 import { Login, type CheckOtpInput, type SendOtpInput } from './login.ts';
-import { accountOf, associate, associateByEmail, profileWalletByApiId, profileWallets, type Account } from './accounts.ts';
-import { applyProfileChanges, ensureProfile, findProfile, loginEmail, profileChanges, profileView, type ProfileField } from './profiles.ts';
+import { accountOf, associateByEmail, associateByOperator, profileWalletByApiId, profileWallets, type Account } from './accounts.ts';
+import { applyProfileChanges, findProfile, profileChanges, profileView, type ProfileField } from './profiles.ts';
 import { listAudit, recordAudit, type AuditRecord } from './audit.ts';
 
 /** What the dashboard needs from the rest of the service. */
@@ -91,18 +91,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
       await sessions.end(session.sessionId);
       await recordAudit(db.kysely, { action: 'logout', profileId: session.profileId, email: session.email, ip }, now);
     },
-    async associateByOperator(apiId, emailText) {
-      const email = loginEmail(emailText);
-      const now = clock();
-      return db.kysely.transaction().execute(async (trx) => {
-        const wallet = await trx.selectFrom('wallets').select(['id', 'api_id']).where('api_id', '=', apiId).executeTakeFirst();
-        if (!wallet) throw new WalletApiError('201', `no wallet with api_id ${apiId}`);
-        const { profile, created: profileCreated } = await ensureProfile(trx, email, now);
-        const created = await associate(trx, profile.id, wallet.id, 'operator', now);
-        if (created) await recordAudit(trx, { action: 'wallet_associated', profileId: profile.id, email, ip: null, detail: { api_id: apiId, via: 'operator' } }, now);
-        return { created, profileCreated };
-      });
-    },
+    associateByOperator: (apiId, email) => associateByOperator(db, apiId, email, clock()),
     audit: (opts) => listAudit(db, opts),
     profileWallets: (profileId) => profileWallets(db, profileId),
   };

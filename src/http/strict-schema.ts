@@ -7,8 +7,8 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 const compiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const check = TypeCompiler.Compile(schema);
   return (data: unknown) => {
-    // A POST without a body is read as an empty object: required fields are then reported by name.
-    const value = data === undefined && httpPart === 'body' ? {} : data;
+    // A POST without a body (Fastify gives null or undefined) is read as an empty object: required fields are then reported by name.
+    const value = (data === undefined || data === null) && httpPart === 'body' ? {} : data;
     if (check.Check(value)) return { value };
     const errors = [...check.Errors(value)].slice(0, 10).map((e) => ({
       instancePath: e.path,

@@ -1,10 +1,8 @@
-import pino from 'pino';
 import { WalletApiError } from '../../core/errors.ts';
-import { systemClock } from '../../core/clock.ts';
-import { createDashboard } from '../../dashboard/dashboard.ts';
+import { associateByOperator } from '../../dashboard/accounts.ts';
 import { listAudit } from '../../dashboard/audit.ts';
 import { UsageError, type Command } from '../command.ts';
-import { loadMasterKey, openStore } from '../open-store.ts';
+import { openStore } from '../open-store.ts';
 
 /** `satgate wallet associate <api_id> <email>` and `satgate audit [--email E] [--limit N] [--json]`. */
 export const dashboardCommands: Command[] = [
@@ -16,17 +14,9 @@ export const dashboardCommands: Command[] = [
     run: async (args) => {
       const [apiId, email, ...rest] = args.filter((a) => !a.startsWith('-'));
       if (!apiId || !email || rest.length > 0) throw new UsageError('usage: satgate wallet associate <api_id> <email>');
-      const { config, db } = await openStore();
+      const { db } = await openStore();
       try {
-        const dashboard = createDashboard({
-          db,
-          clock: systemClock,
-          log: pino({ level: 'silent' }),
-          masterKey: loadMasterKey(config),
-          publicUrl: config.publicUrl,
-          walletTransactions: async () => [],
-        });
-        const result = await dashboard.associateByOperator(apiId, email).catch((err: unknown) => {
+        const result = await associateByOperator(db, apiId, email, Date.now()).catch((err: unknown) => {
           if (err instanceof WalletApiError) throw new UsageError(err.code === '308' ? `not a valid e-mail address: ${email}` : err.message);
           throw err;
         });
