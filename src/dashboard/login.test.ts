@@ -250,4 +250,15 @@ describe.each(testEngines())('dashboard login on %s', (engine) => {
     expect(JSON.stringify(audit)).not.toContain(code);
     expect(JSON.stringify(audit)).not.toContain(token);
   });
+
+  it('OpenAPI documents the dashboard operations and their token', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json() as {
+      paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown }>>;
+      components: { securitySchemes: Record<string, unknown> };
+    };
+    for (const path of ['/send_otp', '/check_otp', '/get_profile', '/update_profile', '/get_accounts', '/logout', '/tx/{value}']) expect(doc.paths, path).toHaveProperty([path]);
+    expect(doc.paths['/get_profile']!.get!.security).toEqual([{ dashboardToken: [] }]);
+    expect(doc.paths['/check_otp']!.post!.requestBody).toBeDefined();
+    expect(doc.components.securitySchemes.dashboardToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
+  });
 });
