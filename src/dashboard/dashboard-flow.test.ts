@@ -71,6 +71,7 @@ describe.each(testEngines())('the dashboard flow on %s', (engine) => {
     mails.splice(mails.indexOf(mail), 1);
     expect(mail).toMatch(/Subject: Your satgate dashboard login code/);
     expect(mail).toMatch(/valid for 10 minutes/);
+    expect(mail).toMatch(/If you did not ask for it, you can ignore this e-mail/);
     return /^ {4}([0-9]{6})\r?$/m.exec(mail)![1]!;
   }
 

@@ -31,10 +31,10 @@ describe.each(testEngines())('dashboard login on %s', (engine) => {
     expect(profile.email).toBe(EMAIL);
     const mail = await lastLoginMail(t.testDb.db, EMAIL);
     expect(mail.subject).toBe('Your satgate dashboard login code');
-    expect(mail.text).toMatch(/log in to the satgate merchant dashboard/);
+    expect(mail.text).toMatch(/log in to the satgate merchant dashboard is:/);
     expect(mail.text).toMatch(/valid for 10 minutes and works once/);
     expect(mail.text).toMatch(/If you did not ask for it, you can ignore this e-mail/);
-    expect(mail.text).toMatch(/requested from the IP address 198\.51\.100\.1/);
+    expect(mail.text).toMatch(/Requested from the IP address 198\.51\.100\.1/);
     const outbox = await t.testDb.db.kysely.selectFrom('outbox').selectAll().executeTakeFirstOrThrow();
     expect(outbox.payload_json).not.toContain(mail.code);
     expect(JSON.parse(outbox.payload_json)).toMatchObject({ event: 'dashboard_otp' });
