@@ -4,12 +4,12 @@ import { parseExtendedPublicKey, InvalidExtendedKeyError } from '../bitcoin/exte
 import { deriveReceiveAddress } from '../bitcoin/receive-address.ts';
 import { WalletApiError } from '../core/errors.ts';
 import { ok } from '../http/envelope.ts';
+import { EnvelopeFields as Envelope } from '../http/schemas.ts';
 import { monitorRoutes, type MonitorRoutesContext } from './monitor-routes.ts';
 import type { Wallets } from './wallets.ts';
 import { WALLET_CATALOGUE } from './catalogue.ts';
 import { registerWallet } from './wallet-registration.ts';
 
-const Envelope = { return: Type.String(), status: Type.String() };
 
 const AddPubBody = Type.Object({
   pub: Type.String({ minLength: 1, maxLength: 200, description: 'extended public key, or "new_wallet"' }),
