@@ -16,6 +16,7 @@ import { confirmations } from '../wallets/address-activity.ts';
 import { derivePaymentStatus, type DetectedOutput } from './payment-status.ts';
 import type { PaymentRow } from './payment-record.ts';
 import { paymentEventType, paymentNotifications } from './payment-events.ts';
+import { PeriodicTask } from '../core/periodic-task.ts';
 
 type Trx = Transaction<Database>;
 
@@ -39,11 +40,16 @@ export interface StatusMachineDeps {
 
 /** Keeps stored payment statuses equal to what `derivePaymentStatus` says, transition by transition. */
 export class PaymentStatusMachine {
-  private timer: NodeJS.Timeout | null = null;
-  private sweeping: Promise<unknown> | null = null;
-  private stopped = true;
+  private readonly sweeper: PeriodicTask;
 
-  constructor(private readonly deps: StatusMachineDeps) {}
+  constructor(private readonly deps: StatusMachineDeps) {
+    const every = deps.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
+    this.sweeper = new PeriodicTask(() => this.sweep(), {
+      everyMs: every,
+      firstDelayMs: every,
+      onError: (err) => this.deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'payment sweep failed; will retry'),
+    });
+  }
 
   /** The chain listener: re-derives payments on touched addresses and, on blocks, those not yet settled. */
   readonly onChainChange = async (trx: Trx, change: ChainChange): Promise<void> => {
@@ -207,27 +213,13 @@ export class PaymentStatusMachine {
     return changed;
   }
 
-  /** Starts the sweeper timer. */
+  /** Starts the sweeper. */
   start(): void {
-    this.stopped = false;
-    const every = this.deps.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
-    const loop = () => {
-      if (this.stopped) return;
-      this.sweeping = this.sweep()
-        .catch((err) => this.deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'payment sweep failed; will retry'))
-        .finally(() => {
-          this.sweeping = null;
-          if (!this.stopped) this.timer = setTimeout(loop, every);
-        });
-    };
-    this.timer = setTimeout(loop, every);
+    this.sweeper.start();
   }
 
   /** Stops the sweeper, waiting for a sweep in progress. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.sweeping;
+    await this.sweeper.stop();
   }
 }
