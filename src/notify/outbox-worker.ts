@@ -18,7 +18,7 @@ export interface OutboxWorkerOptions {
   webhooks: WebhookSender;
   mailer: Mailer;
   /** Opens sealed messages (login codes and other secrets never sit in the outbox in clear). */
-  masterKey?: MasterKey;
+  masterKey: MasterKey;
   /** How often to look for due events (default 1000 ms). */
   intervalMs?: number;
   /** Events handled per round (default 20). */
@@ -74,8 +74,16 @@ export class OutboxWorker {
       outcome = await this.opts.webhooks.send(row.target, row.payload_json, row.wallet_id, row.event_id, now);
     } else {
       const payload = JSON.parse(row.payload_json) as Record<string, unknown>;
-      const sealed = this.opts.masterKey ? openSealedMail(this.opts.masterKey, payload) : null;
-      outcome = await this.opts.mailer.send({ to: row.target, ...(sealed ?? renderEventMail(payload)) }, row.event_id);
+      let sealed: { subject: string; text: string } | null = null;
+      let unreadable: string | null = null;
+      try {
+        sealed = openSealedMail(this.opts.masterKey, payload);
+      } catch {
+        unreadable = 'the sealed message cannot be opened with this master key';
+      }
+      outcome = unreadable
+        ? { ok: false, httpStatus: null, error: unreadable, durationMs: 0 }
+        : await this.opts.mailer.send({ to: row.target, ...(sealed ?? renderEventMail(payload)) }, row.event_id);
     }
     const attempt = Number(row.attempts) + 1;
     const doneAt = this.opts.clock();
