@@ -25,6 +25,14 @@ export class Sessions implements SessionVerifier {
   async open(trx: Transaction<Database>, profileId: bigint, seconds: number, ip: string | null): Promise<{ token: string; expiresAt: number }> {
     const token = newToken(32);
     const now = this.clock();
+    // The profile's sessions that ended or expired over a day ago are of no use to anyone: drop them here,
+    // where the profile's rows are touched anyway, rather than in a sweeper of its own.
+    const stale = BigInt(now - 86_400_000);
+    await trx
+      .deleteFrom('dashboard_sessions')
+      .where('profile_id', '=', profileId)
+      .where((eb) => eb.or([eb('expires_at', '<', stale), eb('ended_at', '<', stale)]))
+      .execute();
     const expiresAt = now + seconds * 1000;
     await trx
       .insertInto('dashboard_sessions')

@@ -37,6 +37,8 @@ export interface DashboardAuthOptions {
    * route then calls requireDashboardSession when it needs a caller (GET /tx/:value serves op 5 without one).
    */
   optional?: boolean;
+  /** Another place a token may come from when the header and body have none (the console's session cookie). */
+  fallbackToken?: (request: FastifyRequest) => string | null;
 }
 
 /**
@@ -48,7 +50,7 @@ export function dashboardAuth(scope: FastifyInstance, verifier: SessionVerifier,
   if (!scope.hasRequestDecorator('dashboardSession')) scope.decorateRequest('dashboardSession', null);
   if (!scope.hasRequestDecorator('dashboardAuthFailure')) scope.decorateRequest('dashboardAuthFailure', null);
   return async (request) => {
-    const token = presentedToken(request);
+    const token = presentedToken(request) ?? opts.fallbackToken?.(request) ?? null;
     if (token === null) {
       if (opts.optional) return;
       throw new WalletApiError('302', 'Token required: send the token from /check_otp in the Authorization header');
