@@ -106,6 +106,22 @@ describe.each(testEngines())('dashboard login on %s', (engine) => {
     expect((await checkOtp(t.app, { email: EMAIL, otp: fresh.code })).json().return).toBe('0');
   });
 
+  it('concurrent tries count exactly: one login per code, and exactly four 307s before the code dies', async () => {
+    await sendOtp(t.app, { email: EMAIL });
+    const { code } = await lastLoginMail(t.testDb.db, EMAIL);
+    const wrong = code === '000000' ? '000001' : '000000';
+    const tries = await Promise.all(Array.from({ length: 10 }, () => checkOtp(t.app, { email: EMAIL, otp: wrong })));
+    const codes = tries.map((r) => r.json().return as string).sort();
+    expect(codes).toEqual(['306', '306', '306', '306', '306', '306', '307', '307', '307', '307']);
+
+    now += MINUTE;
+    await sendOtp(t.app, { email: EMAIL });
+    const fresh = await lastLoginMail(t.testDb.db, EMAIL);
+    const logins = await Promise.all(Array.from({ length: 4 }, () => checkOtp(t.app, { email: EMAIL, otp: fresh.code })));
+    expect(logins.map((r) => r.json().return as string).sort()).toEqual(['0', '305', '305', '305']);
+    expect(await count('dashboard_sessions')).toBe(1);
+  });
+
   it('a resent code replaces the previous one but keeps its failure count', async () => {
     await sendOtp(t.app, { email: EMAIL });
     const first = await lastLoginMail(t.testDb.db, EMAIL);
