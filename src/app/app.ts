@@ -45,6 +45,8 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
           },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
     forceCloseConnections: true,
+    // Only the configured proxies may name the client (X-Forwarded-For): per-IP limits depend on request.ip.
+    trustProxy: ctx.config.trustProxy.length > 0 ? ctx.config.trustProxy : false,
     return503OnClosing: true,
   });
   installErrorHandling(app, { publicUrl: ctx.config.publicUrl });

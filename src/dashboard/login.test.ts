@@ -249,6 +249,20 @@ describe.each(testEngines())('dashboard login on %s', (engine) => {
     expect((await checkOtp(t.app, { email: EMAIL, otp: code }, '192.0.2.10')).json().return).toBe('0');
   });
 
+  it('believes X-Forwarded-For only from a proxy named in SATGATE_TRUST_PROXY', async () => {
+    const viaProxy = (app: typeof t.app, remoteAddress: string) =>
+      app.inject({ method: 'POST', url: '/send_otp', payload: { email: EMAIL }, remoteAddress, headers: { 'x-forwarded-for': '203.0.113.50' } });
+    await viaProxy(t.app, '127.0.0.1');
+    const testDb = t.testDb;
+    await t.stop();
+    t = await createTestApp(engine, { clock: () => now, testDb: { ...testDb, db: testDb.reopen() }, env: { SATGATE_TRUST_PROXY: '127.0.0.1' } });
+    now += MINUTE;
+    await viaProxy(t.app, '127.0.0.1');
+    now += MINUTE;
+    await viaProxy(t.app, '198.51.100.77'); // not a trusted proxy: its header is ignored
+    expect((await t.ctx.dashboard.audit({ email: EMAIL })).map((a) => a.ip)).toEqual(['127.0.0.1', '203.0.113.50', '198.51.100.77']);
+  });
+
   it('records logins, failed tries and logouts with time and IP in the audit trail', async () => {
     await sendOtp(t.app, { email: EMAIL }, '203.0.113.5');
     const { code } = await lastLoginMail(t.testDb.db, EMAIL);
