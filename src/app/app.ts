@@ -80,6 +80,8 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   });
 
   await metricsRoutes(app, ctx);
+  // SATGATE_ROLE=worker: a background process that answers only /health and /metrics (and /docs).
+  if (ctx.config.role === 'worker') return app;
   await app.register(async (scope) => walletRoutes(scope, ctx.wallets));
   await app.register(async (scope) => paymentRoutes(scope, ctx.payments));
   await app.register(async (scope) => pageRoutes(scope, ctx));

@@ -13,6 +13,7 @@ import type { Mailer } from '../notify/mailer.ts';
 import type { Payments } from '../payments/payments.ts';
 import type { Wallets } from '../wallets/wallets.ts';
 import type { Dashboard } from '../dashboard/dashboard.ts';
+import type { SingletonRole } from './singleton-role.ts';
 
 /** Everything the HTTP layer and background workers share: built once per process. */
 export interface AppContext {
@@ -34,6 +35,8 @@ export interface AppContext {
   dashboard: Dashboard;
   /** Wallet API: registration, order addresses, balances; its repository and issuer serve payments too. */
   wallets: Wallets;
+  /** The singleton role: which process runs the chain watchers, rate refresher and sweepers (a lease on PostgreSQL). */
+  singleton: SingletonRole;
   /** Stops background work (watchers, refreshers, workers) before the database closes. */
   stopBackground(): Promise<void>;
 }

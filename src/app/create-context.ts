@@ -13,6 +13,7 @@ import { createPayments } from '../payments/payments.ts';
 import { createWallets } from '../wallets/wallets.ts';
 import { createDashboard } from '../dashboard/dashboard.ts';
 import type { AppContext } from './context.ts';
+import { SingletonRole } from './singleton-role.ts';
 
 /** Options for building a context; tests pass their own clock, logger and chain endpoints. */
 export interface ContextOptions {
@@ -67,9 +68,36 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     repo: wallets.repo,
     isSupportedCurrency,
   });
+  // Chain watchers, rate refresher and payment sweeper run in one process at a time (the lease holder).
+  const singleton = new SingletonRole({
+    db,
+    role: config.role,
+    leaseMs: config.leaseMs,
+    log,
+    work: {
+      start: async () => {
+        // Another holder may have recorded outputs since this process loaded them: start from the truth.
+        for (const c of chains.all()) {
+          c.watched.outpoints.clear();
+          await c.watched.load(db);
+        }
+        await rateService.start();
+        chains.start();
+        payments.machine.start();
+      },
+      stop: async () => {
+        await chains.stop();
+        await payments.machine.stop();
+        await rateService.stop();
+      },
+      follow: () => rateService.loadStored(),
+    },
+  });
+  health.register('singleton', () => singleton.health());
   return {
     config,
     db,
+    singleton,
     log,
     masterKey,
     clock,
@@ -90,16 +118,12 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       walletTransactions: (pub) => wallets.monitor.walletTransactions(pub),
     }),
     start: async () => {
-      await rateService.start();
-      chains.start();
       worker.start();
-      payments.machine.start();
+      await singleton.start();
     },
     stopBackground: async () => {
-      await chains.stop();
-      await payments.machine.stop();
+      await singleton.stop();
       await worker.stop();
-      await rateService.stop();
     },
   };
 }

@@ -75,6 +75,52 @@ export async function metricsRoutes(app: FastifyInstance, ctx: AppContext): Prom
     },
   });
 
+  new Gauge({
+    name: 'satgate_singleton_holder',
+    help: '1 when this process holds the singleton lease (chain watchers, rate refresher, sweepers run here)',
+    registers: [registry],
+    async collect() {
+      const s = await ctx.singleton.status();
+      this.set(s.state === 'holder' || s.state === 'single' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'satgate_singleton_lease_age_seconds',
+    help: 'Time since the singleton lease holder (whichever process) last renewed it; absent when nobody holds it',
+    registers: [registry],
+    async collect() {
+      const s = await ctx.singleton.status();
+      this.reset();
+      if (s.leaseAgeMs !== null) this.set(s.leaseAgeMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'satgate_singleton_held_since_seconds',
+    help: 'Unix time at which the current holder took the singleton lease',
+    registers: [registry],
+    async collect() {
+      const s = await ctx.singleton.status();
+      this.reset();
+      if (s.since !== null) this.set(s.since / 1000);
+    },
+  });
+  new Gauge({
+    name: 'satgate_singleton_lease_lost',
+    help: '1 when this process held the singleton lease, lost it and does not hold it again',
+    registers: [registry],
+    async collect() {
+      this.set((await ctx.singleton.status()).state === 'lost' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'satgate_singleton_fenced_writes_refused',
+    help: 'Writes of singleton work refused because the lease was gone (fencing), since start',
+    registers: [registry],
+    async collect() {
+      this.set((await ctx.singleton.status()).fencedWritesRefused);
+    },
+  });
+
   app.get('/metrics', { schema: { summary: 'Prometheus metrics', tags: ['operations'], hide: true } }, async (_request, reply) => {
     return reply.type(registry.contentType).send(await registry.metrics());
   });

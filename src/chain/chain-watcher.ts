@@ -95,6 +95,8 @@ export class ChainWatcher {
     while (this.running) await this.running;
     this.running = (async () => {
       try {
+        // Addresses other processes issued since the last poll (several API processes on one database).
+        await this.opts.watched.loadNew(this.opts.store.db);
         await this.syncBlocks();
         await this.syncMempool();
         this.lastError = null;

@@ -2,6 +2,9 @@ import { ScriptIndex } from '../bitcoin/script-index.ts';
 import type { Db } from '../db/database.ts';
 import type { ChainId } from './chain-id.ts';
 
+/** How far below the highest id seen loadNew looks again for inserts that committed late. */
+const OUT_OF_ORDER_WINDOW = 1000n;
+
 /** An issued address the watcher matches outputs against. */
 export interface WatchedAddress {
   addressId: bigint;
@@ -17,7 +20,25 @@ export class WatchedSet {
   /** `txid:vout` of every recorded output paying a watched script, to its chain_outputs id. */
   readonly outpoints = new Map<string, bigint>();
 
+  /** Highest address id loaded so far (see loadNew). */
+  private maxAddressId = 0n;
+
   constructor(readonly chain: ChainId) {}
+
+  /**
+   * Adds addresses issued since the last load, by any process sharing the database (several API processes on
+   * PostgreSQL). Ids commit out of order under concurrency, so it re-reads a window below the highest id seen.
+   */
+  async loadNew(db: Db): Promise<void> {
+    const rows = await db.kysely
+      .selectFrom('addresses')
+      .innerJoin('wallets', 'wallets.id', 'addresses.wallet_id')
+      .select(['addresses.id', 'addresses.wallet_id', 'addresses.script_hex'])
+      .where('wallets.mode', '=', this.chain)
+      .where('addresses.id', '>', this.maxAddressId - OUT_OF_ORDER_WINDOW)
+      .execute();
+    for (const r of rows) this.addScript(Buffer.from(r.script_hex, 'hex'), { addressId: r.id, walletId: r.wallet_id });
+  }
 
   /** Loads every issued address and recorded output of the chain from the database. */
   async load(db: Db): Promise<void> {
@@ -39,6 +60,7 @@ export class WatchedSet {
 
   /** Starts watching a script (a newly issued address). */
   addScript(script: Uint8Array, address: WatchedAddress): void {
+    if (address.addressId > this.maxAddressId) this.maxAddressId = address.addressId;
     if (!this.scripts.has(script)) this.scripts.add(script, address);
   }
 

@@ -35,7 +35,19 @@ export interface Config {
   trustProxy: string[];
   fallbackFeeRate: bigint;
   logLevel: string;
+  /**
+   * SATGATE_ROLE: `all` (default) serves the API, runs the outbox workers and competes for the singleton role
+   * (chain watchers, rate refresher, sweepers); `api` never competes; `worker` competes and serves only
+   * /health and /metrics. Only `all` on SQLite, which is one process.
+   */
+  role: ProcessRole;
+  /** SATGATE_LEASE_MS: how long the singleton lease lasts without renewal (PostgreSQL only). */
+  leaseMs: number;
 }
+
+/** What one `satgate start` process does (SATGATE_ROLE). */
+export type ProcessRole = 'all' | 'api' | 'worker';
+const ROLES: readonly ProcessRole[] = ['all', 'api', 'worker'];
 
 /** Raised with every bad variable named, so an operator fixes them in one go. */
 export class ConfigError extends Error {
@@ -155,6 +167,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
+  const role = (str('SATGATE_ROLE') ?? 'all') as ProcessRole;
+  if (!ROLES.includes(role)) problems.push(`SATGATE_ROLE must be one of ${ROLES.join(', ')}`);
+  else if (role !== 'all' && !databaseUrl) {
+    problems.push('SATGATE_ROLE=api or worker needs PostgreSQL (DATABASE_URL): on the embedded SQLite database the service is one process');
+  }
+
   const config: Config = {
     port,
     host,
@@ -178,6 +196,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy,
     fallbackFeeRate,
     logLevel,
+    role,
+    leaseMs: int('SATGATE_LEASE_MS', 15_000, 300, 600_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, SqliteDialect, sql } from 'kysely';
-import { SchemaScopedPostgresDialect } from './pg-introspector.ts';
+import { FencingPostgresDialect } from './fencing.ts';
 import type { Database } from './schema.ts';
 
 /** Which engine a database runs on; only src/db/ branches on it. */
@@ -57,7 +57,7 @@ export function openDb(target: DbTarget): Db {
   });
   // Idle client errors (server restarts) must not crash the process; the next query reports them.
   pool.on('error', () => {});
-  const kysely = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }) });
+  const kysely = new Kysely<Database>({ dialect: new FencingPostgresDialect({ pool }) });
   return {
     engine: 'postgres',
     kysely,

@@ -320,6 +320,16 @@ export interface AuditEventsTable {
 }
 
 /** The whole database as Kysely sees it; later capabilities extend it with their tables. */
+/** Leases electing the process that runs singleton work (PostgreSQL only; migration 0015). */
+export interface LeasesTable {
+  name: string;
+  holder: string;
+  token: bigint;
+  acquired_at: bigint;
+  renewed_at: bigint;
+  expires_at: bigint;
+}
+
 export interface Database {
   wallets: WalletsTable;
   addresses: AddressesTable;
@@ -349,4 +359,5 @@ export interface Database {
   rate_limit_buckets: RateLimitBucketsTable;
   rate_limit_events: RateLimitEventsTable;
   audit_events: AuditEventsTable;
+  leases: LeasesTable;
 }

@@ -57,6 +57,8 @@ export interface RateService {
   stop(): Promise<void>;
   /** Fetches every provider now, stores the median and puts it in force; never throws. */
   refreshNow(): Promise<RefreshOutcome>;
+  /** Puts the latest stored rates in force (a process that is not the refresher follows the one that is). */
+  loadStored(): Promise<void>;
 }
 
 /** Builds the rate service from the configuration: SATGATE_RATE_PROVIDERS, SATGATE_RATES_FILE, SATGATE_RATE_BASE_URLS. */
@@ -77,6 +79,7 @@ export function createRateService(deps: RateServiceDeps): RateService {
     start: () => service.start(),
     stop: () => service.stop(),
     refreshNow: () => service.refreshNow(),
+    loadStored: () => service.loadStored(),
   };
 }
 
@@ -91,7 +94,7 @@ class RefreshingRates implements Rates {
   private lastAttempt: (RefreshOutcome & { error?: string }) | null = null;
   private inflight: Promise<RefreshOutcome> | null = null;
   private timer: NodeJS.Timeout | null = null;
-  private readonly abort = new AbortController();
+  private abort = new AbortController();
 
   constructor(deps: RateServiceDeps, private readonly sources: RateSources) {
     this.store = new RateStore(deps.db);
@@ -164,8 +167,15 @@ class RefreshingRates implements Rates {
     return { ok: false, available: false, reason: this.unavailableReason(), providers: names, ...last };
   }
 
+  async loadStored(): Promise<void> {
+    const latest = await this.store.latestRefresh();
+    if (latest && (!this.current || latest.at > this.current.at)) this.current = latest;
+  }
+
   async start(): Promise<void> {
     if (this.timer) return;
+    // A stopped refresher may be started again (a process that regains the singleton role).
+    if (this.abort.signal.aborted) this.abort = new AbortController();
     try {
       const latest = await this.store.latestRefresh();
       if (latest && (!this.current || latest.at > this.current.at)) {
