@@ -57,6 +57,8 @@ export function openDb(target: DbTarget): Db {
   });
   // Idle client errors (server restarts) must not crash the process; the next query reports them.
   pool.on('error', () => {});
+  // Nor may a checked-out client's (the server ending a session idle in a fenced transaction): its query fails.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const kysely = new Kysely<Database>({ dialect: new FencingPostgresDialect({ pool }) });
   return {
     engine: 'postgres',

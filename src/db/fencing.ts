@@ -66,6 +66,12 @@ export async function checkFence(conn: DatabaseConnection, fence: Fence): Promis
   }
 }
 
+/** A plain read: a select query, or raw SQL that is a bare SELECT. */
+function isRead(query: CompiledQuery): boolean {
+  if (query.query.kind === 'SelectQueryNode') return true;
+  return query.query.kind === 'RawNode' && /^\s*select\b/i.test(query.sql) && !/\bfor\s+(update|share|no key update|key share)\b/i.test(query.sql);
+}
+
 /** A connection that wraps lone writes of fenced work in a checked transaction. */
 class FencingConnection implements DatabaseConnection {
   inTransaction = false;
@@ -73,7 +79,7 @@ class FencingConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const fence = currentFence();
-    if (!fence || this.inTransaction || query.query.kind === 'SelectQueryNode') return this.inner.executeQuery<R>(query);
+    if (!fence || this.inTransaction || isRead(query)) return this.inner.executeQuery<R>(query);
     await this.inner.executeQuery(CompiledQuery.raw('begin'));
     try {
       await checkFence(this.inner, fence);
