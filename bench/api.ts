@@ -16,6 +16,7 @@ import { startRegtestNode, type RegtestNode } from '../src/devchain/regtest-node
 import { generateNewWallet } from '../src/bitcoin/new-wallet.ts';
 import { openDb, type Engine } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { benchScaleOut } from './scale-out.ts';
 
 // Just the parts of autocannon's (untyped, CommonJS) programmatic API used here.
 interface Histogram {
@@ -300,12 +301,14 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   try {
     for (const engine of engines) await benchEngine(engine, node, ratesFile, rows);
+    if (engines.includes('postgres')) rows.push(...(await benchScaleOut(PG_URL, node, ratesFile)));
   } finally {
     await node.stop();
   }
   console.log('');
   printTable(rows);
-  console.log('req/s is the mean of per-second samples; "vs baseline" divides by the first bare-route row of the same engine block.');
+  console.log('req/s is the mean of per-second samples; "vs baseline" divides by the first bare-route row of the same engine block,');
+  console.log('except the "scale-out" rows (separate satgate processes on PostgreSQL), where it divides by the same scenario through 1 process.');
   const failed = rows.filter((r) => r.bad > 0);
   if (failed.length > 0) {
     console.log('');
