@@ -97,6 +97,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
         clock,
         testNetwork: config.testNetwork,
         isSupportedCurrency: (code) => currencies.isSupported(code),
+        allowPrivateWebhooks: config.allowPrivateWebhooks,
       },
     },
     start: async () => {

@@ -9,6 +9,7 @@ import type { MasterKey } from '../security/master-key.ts';
 import { generateWalletKeys } from './payload-box.ts';
 import type { WalletRepository, WalletRow } from './wallet-repository.ts';
 import { isEmail, isHttpUrl } from './field-rules.ts';
+import { refusedWebhookTarget } from '../notify/webhook-target.ts';
 
 /** The fields of POST /add_pub (INTERFACE.md 4.1), already schema-checked for type. */
 export interface AddPubInput {
@@ -39,6 +40,8 @@ export interface RegistrationDeps {
   testNetwork: Network;
   /** True when a local currency code (uppercase) has a rate. */
   isSupportedCurrency(code: string): boolean;
+  /** SATGATE_ALLOW_PRIVATE_WEBHOOKS: loopback and private return_url targets are allowed (development, LAN shops). */
+  allowPrivateWebhooks?: boolean;
 }
 
 const ACCOUNT_TYPES: Record<string, string> = { donation: 'donation', donations: 'donation', ecommerce: 'ecommerce', invoice: 'invoice' };
@@ -49,7 +52,7 @@ export async function registerWallet(deps: RegistrationDeps, input: AddPubInput)
   const generate = pubText === 'new_wallet';
   const given = generate ? undefined : parseKey(pubText);
   const sandbox = checkCurrency(input.currency, given);
-  const settings = checkSettings(deps, input);
+  const settings = await checkSettings(deps, input);
 
   let key: ExtendedPublicKey;
   let seedSealed: string | null = null;
@@ -136,7 +139,7 @@ function checkCurrency(currency: string | undefined, key: ExtendedPublicKey | un
   throw new WalletApiError('103', `Currency is not supported: only BTC (or testBTC for sandbox wallets) is accepted`);
 }
 
-function checkSettings(deps: RegistrationDeps, input: AddPubInput) {
+async function checkSettings(deps: RegistrationDeps, input: AddPubInput) {
   const out: {
     local_currency?: string;
     notification_email?: string;
@@ -158,6 +161,9 @@ function checkSettings(deps: RegistrationDeps, input: AddPubInput) {
   }
   if (input.return_url !== undefined) {
     if (!isHttpUrl(input.return_url)) throw new WalletApiError('201', 'return_url must be an http(s) URL');
+    // Checked like notify_url when saved: an internal target is refused now, not retried for three days later.
+    const refused = await refusedWebhookTarget(input.return_url.trim(), { allowPrivate: deps.allowPrivateWebhooks ?? false });
+    if (refused !== null) throw new WalletApiError('201', `return_url is not allowed: ${refused}`);
     out.return_url = input.return_url.trim();
   }
   if (input.account_type !== undefined) {
