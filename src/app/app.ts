@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import formbody from '@fastify/formbody';
 import type { AppContext } from './context.ts';
 import { VERSION } from '../core/version.ts';
-import { installErrorHandling } from '../http/error-handler.ts';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from '../http/error-handler.ts';
 import { REDACT_PATHS, redactUrl } from '../http/log-redaction.ts';
 import { walletRoutes } from '../wallets/routes.ts';
 import { monitorRoutes } from '../wallets/monitor-routes.ts';
@@ -44,7 +44,10 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
               req: (req) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
             },
           },
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
+    // Strict input: a wrong type is an error, never coerced (["x"] is not "x", "0x10" is not 16).
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    frameworkErrors: frameworkErrorHandler({ publicUrl: ctx.config.publicUrl }),
+    clientErrorHandler: clientErrorHandler({ publicUrl: ctx.config.publicUrl }),
     forceCloseConnections: true,
     return503OnClosing: true,
   });

@@ -84,7 +84,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     rateHistory: rateService.history,
     chains,
     issuer,
-    orderAddresses: { db, repo, issuer, rates: rateService.rates, chains, masterKey, clock },
+    orderAddresses: { db, repo, issuer, rates: rateService.rates, chains, masterKey, clock, currencies },
     monitor: new WalletMonitor(repo, new AddressActivity(db), masterKey),
     notify: { worker, mailer },
     payments,

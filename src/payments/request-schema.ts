@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 
 // Operation 26's body as OpenAPI shows it. The route checks bodies itself (payment-request.ts), reading
 // amounts as exact decimals from the JSON text, so this schema documents the shape and validates nothing.
-const Amount = Type.Union([Type.Number(), Type.String({ pattern: '^\\d+(\\.\\d+)?$' })], {
-  description: 'a positive amount with at most the currency’s minor-unit decimals, as a JSON number or a decimal string',
+const Amount = Type.Number({
+  description: 'a positive amount with at most the currency’s minor-unit decimals, as a JSON number (read exactly; a string is refused)',
 });
 
 const Cart = Type.Object(
@@ -33,7 +33,7 @@ export const PaymentRequestBody = Type.Object({
   payer_id: Type.String({ description: 'unique per payer; the payer’s e-mail if there is no other ID' }),
   notify_email: Type.Optional(Type.String({ format: 'email' })),
   notify_url: Type.Optional(Type.String({ description: 'webhook URL (http/https, not a loopback or private address)' })),
-  webhook_data: Type.Optional(Type.Unknown({ description: 'any JSON, passed through to webhooks' })),
+  webhook_data: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'a JSON object, passed through to webhooks' })),
   payer_name: Type.Optional(Type.String()),
   payer_email: Type.Optional(Type.String()),
   payer_phone: Type.Optional(Type.String({ pattern: '^\\+[1-9]\\d{1,14}$', description: 'E.164' })),
