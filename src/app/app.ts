@@ -53,6 +53,9 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   });
   installErrorHandling(app, { publicUrl: ctx.config.publicUrl });
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
+  // Bodies are JSON (and forms for the OAuth token endpoint): a text/plain body is an unsupported media type,
+  // not a string for the schema to puzzle over.
+  app.removeContentTypeParser('text/plain');
   await app.register(swagger, {
     openapi: {
       info: {
