@@ -1,7 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import formbody from '@fastify/formbody';
 import type { AppContext } from './context.ts';
 import { VERSION } from '../core/version.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from '../http/error-handler.ts';
@@ -50,7 +49,6 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
     return503OnClosing: true,
   });
   installErrorHandling(app, { publicUrl: ctx.config.publicUrl });
-  await app.register(formbody, { bodyLimit: BODY_LIMIT });
   // Bodies are JSON (and forms for the OAuth token endpoint): a text/plain body is an unsupported media type,
   // not a string for the schema to puzzle over.
   app.removeContentTypeParser('text/plain');

@@ -47,6 +47,13 @@ export function installErrorHandling(app: FastifyInstance, opts: { publicUrl: st
   });
 
   app.setNotFoundHandler((request, reply) => {
+    if (request.url.startsWith('/oauth/')) {
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+      return reply.status(404).type('application/json').send({
+        error: 'invalid_request',
+        error_description: `no endpoint at ${request.method} ${request.url.split('?')[0]}; the token endpoint is POST /oauth/token`,
+      });
+    }
     if (request.url.startsWith('/api/')) {
       return sendProblem(reply, 'no-such-operation', `No operation at ${request.method} ${request.url.split('?')[0]}.`);
     }

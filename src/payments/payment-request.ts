@@ -121,6 +121,9 @@ export function checkPaymentRequest(
   let payerIp: string | null = null;
   let successUrl: string | null = null;
   let cancelUrl: string | null = null;
+  // A field of the other type is not ignored: it was sent for a reason, and unchecked it could hold anything.
+  const foreign = type === 'custom' ? ['success_url', 'cancel_url'] : type === 'hosted' ? ['payer_ip'] : [];
+  for (const field of foreign) if (body[field] !== undefined) bad(field, `is not a field of ${type} requests`);
   if (type === 'custom') {
     payerIp = text('payer_ip', true, FIELD_LIMITS.ip);
     if (payerIp !== null && isIP(payerIp) === 0) bad('payer_ip', 'must be an IPv4 or IPv6 address');
