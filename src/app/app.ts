@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { AppContext } from './context.ts';
 import { VERSION } from '../core/version.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from '../http/error-handler.ts';
+import { refuseNulCharacters } from '../http/no-nul.ts';
 import { REDACT_PATHS, redactUrl } from '../http/log-redaction.ts';
 import { walletRoutes } from '../wallets/routes.ts';
 import { metricsRoutes } from './metrics.ts';
@@ -52,6 +53,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   // Bodies are JSON (and forms for the OAuth token endpoint): a text/plain body is an unsupported media type,
   // not a string for the schema to puzzle over.
   app.removeContentTypeParser('text/plain');
+  refuseNulCharacters(app);
   await app.register(swagger, {
     openapi: {
       info: {
