@@ -151,6 +151,12 @@ describe('satgate killed with SIGKILL at random moments under load', () => {
                 reference: answer.payment_reference, amount: satsFromBtc(String(answer.crypto_amount)),
               });
               counts.payments++;
+              // Most payers pay at once, some exactly, some too little.
+              const w = watched[watched.length - 1]!;
+              if (rand(10) < 7) {
+                mempoolPayments.push((await node.pay(Buffer.from(w.script, 'hex'), rand(3) === 0 ? w.amount! / 2n : w.amount!)).txid);
+                counts.pays++;
+              }
             }
           } else if (roll < 70 && watched.length > 0) {
             const w = watched[rand(watched.length)]!;
@@ -181,7 +187,7 @@ describe('satgate killed with SIGKILL at random moments under load', () => {
     })();
 
     for (let k = 0; k < KILLS; k++) {
-      await sleep(150 + rand(1500));
+      await sleep(300 + rand(2200));
       server.child.kill('SIGKILL');
       counts.kills++;
       for (;;) {
@@ -202,7 +208,11 @@ describe('satgate killed with SIGKILL at random moments under load', () => {
     await node.mine(1);
     failRate = 0;
     const tip = await node.height();
-    await eventually(async () => ((await call('GET', '/health')).chain_test?.tipHeight === tip ? true : undefined), 60_000, 'watcher at the tip');
+    await eventually(async () => ((await call('GET', '/health')).chain_test?.tipHeight === tip ? true : undefined), 60_000, 'watcher at the tip').catch(
+      async (err: unknown) => {
+        throw new Error(`${String(err)}: node tip ${tip}, health ${JSON.stringify(await call('GET', '/health'))}\n${server!.output().slice(-3000)}`);
+      },
+    );
     const db = openDb({ engine: 'sqlite', file: join(dataDir, 'satgate.sqlite') });
     try {
       await eventually(async () => {
@@ -283,7 +293,7 @@ describe('satgate killed with SIGKILL at random moments under load', () => {
       expect(received.every((r) => r.signed)).toBe(true);
       expect(counts.failedRestarts).toBe(0);
       expect(counts.payments).toBeGreaterThan(0);
-      expect(changes.length).toBeGreaterThan(0);
+      if (KILLS >= 20) expect(changes.length).toBeGreaterThan(0);
     } finally {
       await db.close();
     }
