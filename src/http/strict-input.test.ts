@@ -156,7 +156,7 @@ describe.each(testEngines())('bad input on %s', (engine) => {
       path: '/api/v1/payment/request',
       headers: { ...json, authorization: `Bearer ${token}` },
       body: customRequest(sandboxId, over),
-      expect: { status: 400, shape: 'problem', code: 'about:blank' },
+      expect: { status: 400, shape: 'problem', code: 'invalid-request' },
     });
     return [
       op26('order_amount "10" as a string', { order_amount: '10' }),
@@ -175,8 +175,8 @@ describe.each(testEngines())('bad input on %s', (engine) => {
       { name: 'a text/plain body', method: 'POST', path: '/api/v1/payment/request', headers: { 'content-type': 'text/plain', authorization: `Bearer ${token}` }, raw: 'x', expect: { status: 415, shape: 'problem', code: 'malformed-body' } },
       { name: 'malformed JSON', method: 'POST', path: '/api/v1/payment/request', headers: { ...json, authorization: `Bearer ${token}` }, raw: '{"type":', expect: { status: 400, shape: 'problem', code: 'malformed-body' } },
       { name: 'a body over 1 MiB', method: 'POST', path: '/api/v1/payment/request', headers: { ...json, authorization: `Bearer ${token}` }, raw: JSON.stringify({ x: 'a'.repeat(1_100_000) }), expect: { status: 413, shape: 'problem', code: 'payload-too-large' } },
-      { name: 'PUT on the request operation', method: 'PUT', path: '/api/v1/payment/request', expect: { status: 404, shape: 'problem', code: 'about:blank' } },
-      { name: 'an unknown method', method: 'FROB', path: '/api/v1/payment/request', expect: { status: 404, shape: 'problem', code: 'about:blank' } },
+      { name: 'PUT on the request operation', method: 'PUT', path: '/api/v1/payment/request', expect: { status: 404, shape: 'problem', code: 'no-such-operation' } },
+      { name: 'an unknown method', method: 'FROB', path: '/api/v1/payment/request', expect: { status: 404, shape: 'problem', code: 'no-such-operation' } },
       { name: 'OAuth: malformed JSON', method: 'POST', path: '/oauth/token', headers: json, raw: '{"grant_type":', expect: { status: 400, shape: 'oauth', code: 'invalid_request' } },
       { name: 'OAuth: client_id as an array', method: 'POST', path: '/oauth/token', headers: json, body: { grant_type: 'client_credentials', client_id: ['a'], client_secret: 'b' }, expect: { status: 400, shape: 'oauth', code: 'invalid_request' } },
       { name: 'OAuth: headers over 16 KiB', method: 'POST', path: '/oauth/token', headers: { cookie: 'x'.repeat(20_000) }, expect: { status: 431, shape: 'oauth', code: 'invalid_request' } },
