@@ -37,7 +37,7 @@ export function routesOf(doc: { paths: Record<string, Record<string, { tags?: st
   const routes: Route[] = [];
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
-      if (!op.tags?.some((t) => t === 'wallet API' || t === 'payment API v1')) continue;
+      if (!op.tags?.some((t) => t === 'wallet API' || t === 'payment API v1' || t === 'dashboard')) continue;
       routes.push({
         method: method.toUpperCase(),
         path: path.replace(/\{([^}]+)\}/g, ':$1'),
