@@ -109,6 +109,15 @@ export interface AddressOrdersTable {
   payload_json: string | null;
   created_at: bigint;
   reserved_until: bigint;
+  /** Derived order state (6.2), null for orders made before payment updates existed. */
+  order_status: string | null;
+  payment_status: string | null;
+  status_at: bigint | null;
+  /** JSON object txid → confirmed (boolean): what the last notification reported. */
+  tx_snapshot_json: string | null;
+  open_txs: Generated<bigint>;
+  /** The order's auth_response_token, sealed with the master key. */
+  auth_token_sealed: string | null;
 }
 
 export interface OauthClientsTable {
@@ -214,6 +223,9 @@ export interface OutboxTable {
   last_error: string | null;
   created_at: bigint;
   delivered_at: bigint | null;
+  /** The order the event is about: 'form' (payment_forms.id) or 'address' (address_orders.id). */
+  order_kind: string | null;
+  order_id: bigint | null;
 }
 
 export interface OutboxAttemptsTable {
@@ -250,6 +262,69 @@ export interface RateLocksTable {
   expires_at: bigint;
 }
 
+/** A payment form (operation 14): the merchant's order, the payer's fields and the derived order state. */
+export interface PaymentFormsTable {
+  id: Generated<bigint>;
+  /** SHA-256 of the form token (the token itself is only in the page URL). */
+  token_hash: string;
+  wallet_id: bigint;
+  address_id: bigint;
+  order_id: string;
+  /** Exact decimal in the order currency. */
+  order_amount: string;
+  order_currency: string;
+  user_id: string | null;
+  user_email: string | null;
+  payment_cancel_url: string;
+  payment_complete_url: string;
+  payment_update_url: string;
+  site_name: string;
+  /** JSON array of field objects (2.7), with the payer's values once submitted. */
+  user_fields_json: string;
+  auth_token_sealed: string;
+  auth_token_hash: string;
+  fields_submitted_at: bigint | null;
+  /** End of the current rate lock (the first one or the latest refresh). */
+  lock_expires_at: bigint;
+  order_status: string;
+  payment_status: string;
+  status_at: bigint;
+  tx_snapshot_json: string;
+  open_txs: Generated<bigint>;
+  created_at: bigint;
+}
+
+/** One rate lock of a form: the first at creation, then one per refresh. */
+export interface FormRateLocksTable {
+  id: Generated<bigint>;
+  form_id: bigint;
+  rate_lock_id: bigint;
+  rate: string;
+  rate_at: bigint;
+  locked_at: bigint;
+  expires_at: bigint;
+}
+
+/** A change of a form's or set_addr order's order status, with its cause. */
+export interface OrderTransitionsTable {
+  id: Generated<bigint>;
+  order_kind: string;
+  order_id: bigint;
+  from_status: string | null;
+  to_status: string;
+  cause: string;
+  at: bigint;
+}
+
+/** Idempotency-Key of POST /payment_form, per wallet. */
+export interface FormIdempotencyKeysTable {
+  wallet_id: bigint;
+  key: string;
+  body_hash: string;
+  response_json: string | null;
+  created_at: bigint;
+}
+
 /** The whole database as Kysely sees it; later capabilities extend it with their tables. */
 export interface Database {
   wallets: WalletsTable;
@@ -273,4 +348,8 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   outbox: OutboxTable;
   outbox_attempts: OutboxAttemptsTable;
+  payment_forms: PaymentFormsTable;
+  form_rate_locks: FormRateLocksTable;
+  order_transitions: OrderTransitionsTable;
+  form_idempotency_keys: FormIdempotencyKeysTable;
 }

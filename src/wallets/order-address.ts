@@ -11,6 +11,8 @@ import { openClientPayload, PayloadError } from './payload-box.ts';
 import type { AddressIssuer } from './address-issuer.ts';
 import type { WalletRepository } from './wallet-repository.ts';
 import { isEmail } from './field-rules.ts';
+import { newToken } from '../security/tokens.ts';
+import { applyOrderChange } from '../forms/order-transition.ts';
 
 /** The fields of POST /set_addr (INTERFACE.md 4.1). */
 export interface SetAddrInput {
@@ -29,6 +31,8 @@ export interface SetAddrResult {
   exchange_rate: number;
   exchange_rate_datetime: string;
   local_currency: string;
+  /** Compare with the `response_auth_token` of this order's payment update notifications (6.2, 6.3). */
+  auth_response_token: string;
 }
 
 /** Default reservation of an unused address, seconds (INTERFACE.md 8). */
@@ -58,10 +62,11 @@ export async function issueOrderAddress(deps: OrderAddressDeps, input: SetAddrIn
   const expirationSec = input.expiration ?? DEFAULT_EXPIRATION_SECONDS;
 
   const now = deps.clock();
+  const authToken = newToken(24);
   const { address, lock } = await deps.db.kysely.transaction().execute(async (trx) => {
     const lock = await deps.rates.lock('address', currency, trx);
     const address = await deps.issuer.reserveForOrder(trx, wallet, now, now + expirationSec * 1000);
-    await trx
+    const stored = await trx
       .insertInto('address_orders')
       .values({
         address_id: address.id,
@@ -77,8 +82,15 @@ export async function issueOrderAddress(deps: OrderAddressDeps, input: SetAddrIn
         payload_json: order ? JSON.stringify(order) : null,
         created_at: BigInt(now),
         reserved_until: BigInt(now + expirationSec * 1000),
+        order_status: 'pending',
+        payment_status: 'unconfirmed',
+        status_at: BigInt(now),
+        tx_snapshot_json: '{}',
+        auth_token_sealed: deps.masterKey.seal(authToken),
       })
-      .execute();
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await applyOrderChange(trx, { kind: 'address', id: stored.id, from: null, to: 'pending', paymentStatus: 'unconfirmed', cause: 'created', at: now, snapshot: {}, openTxs: 0, notifications: [] });
     return { address, lock };
   });
   chain.watched.addScript(Buffer.from(address.script_hex, 'hex'), { addressId: address.id, walletId: wallet.id });
@@ -87,6 +99,7 @@ export async function issueOrderAddress(deps: OrderAddressDeps, input: SetAddrIn
     exchange_rate: jsonNumber(lock.rate),
     exchange_rate_datetime: isoUtc(lock.rateAt),
     local_currency: currency.toLowerCase(),
+    auth_response_token: authToken,
   };
 }
 
