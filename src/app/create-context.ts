@@ -15,6 +15,7 @@ import { OutboxWorker } from '../notify/outbox-worker.ts';
 import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
+import { createForms } from '../forms/forms.ts';
 import type { AppContext } from './context.ts';
 
 /** Options for building a context; tests pass their own clock, logger and chain endpoints. */
@@ -72,6 +73,18 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     repo,
     isSupportedCurrency: (code) => currencies.isSupported(code),
   });
+  const forms = createForms({
+    config,
+    db,
+    clock,
+    log,
+    masterKey,
+    rates: rateService.rates,
+    chains,
+    issuer,
+    repo,
+    isSupportedCurrency: (code) => currencies.isSupported(code),
+  });
   return {
     config,
     db,
@@ -88,6 +101,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     monitor: new WalletMonitor(repo, new AddressActivity(db), masterKey),
     notify: { worker, mailer },
     payments,
+    forms,
     wallets: {
       repo,
       notes: new AddressNotes(repo, clock),
@@ -104,10 +118,12 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       chains.start();
       worker.start();
       payments.machine.start();
+      forms.tracker.start();
     },
     stopBackground: async () => {
       await chains.stop();
       await payments.machine.stop();
+      await forms.tracker.stop();
       await worker.stop();
       await rateService.stop();
     },

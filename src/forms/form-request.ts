@@ -1,8 +1,8 @@
 // Operation 14's body (INTERFACE.md 4.1 and 2.7, DESIGN.md section 9 "payment form"): every field
 // checked with its rule and strict types, every problem reported at once. Pure: no database, no network.
-import { isIso4217, minorUnits } from '../rates/currencies.ts';
-import { decimalFromNumberLiteral } from '../rates/decimal.ts';
-import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from '../rates/exact-json.ts';
+import { isIso4217, minorUnits } from '../money/currencies.ts';
+import { decimalFromNumberLiteral } from '../money/decimal.ts';
+import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from '../money/exact-json.ts';
 import { isEmail, isHttpUrl } from '../wallets/field-rules.ts';
 
 /** The three input types a field can have. */

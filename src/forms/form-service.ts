@@ -14,16 +14,16 @@ import type { ChainService } from '../chain/chain-service.ts';
 import type { ChainId } from '../chain/chain-id.ts';
 import type { AddressIssuer } from '../wallets/address-issuer.ts';
 import type { WalletRepository } from '../wallets/wallet-repository.ts';
-import type { JsonValue } from '../rates/exact-json.ts';
+import type { JsonValue } from '../money/exact-json.ts';
 import { checkUrlAllowed } from '../notify/ssrf-guard.ts';
-import { btcFromSats } from '../rates/money.ts';
-import { bodyHash, exactNumber } from '../payments/exact-body.ts';
+import { btcFromSats } from '../money/money.ts';
+import { bodyHash, exactNumber } from '../money/canonical-json.ts';
 import { ensureWebhookSecret, newWebhookSecret } from '../payments/webhook-secrets.ts';
 import { paymentUri, renderQrPng } from '../payments/qr-code.ts';
 import { checkFormRequest, checkSubmittedFields, type FormProblem, type UserField } from './form-request.ts';
 import type { OrderTracker } from './order-tracker.ts';
 import type { OrderState } from './order-state.ts';
-import { applyOrderChange } from './order-transition.ts';
+import { applyOrderChange } from '../notify/order-transition.ts';
 
 /** How long an Idempotency-Key of POST /payment_form is remembered. */
 export const FORM_IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;

@@ -1,7 +1,7 @@
 // The payment update notification of INTERFACE.md 6.2 (DESIGN.md section 9 "payment update"), built
 // from an order and its derived state. The same body goes to the webhook and, rendered, to e-mail.
-import { btcFromSats } from '../rates/money.ts';
-import { exactNumber } from '../payments/exact-body.ts';
+import { btcFromSats } from '../money/money.ts';
+import { exactNumber } from '../money/canonical-json.ts';
 import type { OrderState, OrderStatus } from './order-state.ts';
 import type { UserField } from './form-request.ts';
 

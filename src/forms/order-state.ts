@@ -13,8 +13,8 @@
 // (set_addr without payload) is `paid` by any funds.
 // payment_status: `unconfirmed` while any transaction awaits the required confirmations, or while the
 // order is still pending (in processing); `confirmed` otherwise.
-import { divideRounded, parseDecimal, rescale, unitsToString } from '../rates/decimal.ts';
-import { SATS_PER_BTC } from '../rates/money.ts';
+import { divideRounded, parseDecimal, rescale, unitsToString } from '../money/decimal.ts';
+import { SATS_PER_BTC } from '../money/money.ts';
 
 /** Every order status; `pending` is never sent in a notification body as is (see notification-body.ts). */
 export const ORDER_STATUSES = ['pending', 'paid', 'paid_too_much', 'failed_paid_too_little', 'failed'] as const;

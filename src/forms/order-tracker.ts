@@ -10,11 +10,11 @@ import type { Clock } from '../core/clock.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import type { ChainChange } from '../chain/chain-events.ts';
 import type { OutboxEntry } from '../notify/outbox.ts';
-import { minorUnits } from '../rates/currencies.ts';
+import { minorUnits } from '../money/currencies.ts';
 import { confirmations } from '../wallets/address-activity.ts';
 import { deriveOrderState, type OrderLock, type OrderOutput, type OrderState, type OrderStatus } from './order-state.ts';
 import { paymentUpdateBody, triggersOf, type OrderFacts } from './notification-body.ts';
-import { applyOrderChange, type OrderKind } from './order-transition.ts';
+import { applyOrderChange, type OrderKind } from '../notify/order-transition.ts';
 import type { UserField } from './form-request.ts';
 
 type Trx = Transaction<Database>;

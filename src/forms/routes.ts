@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../core/clock.ts';
 import { WalletApiError } from '../core/errors.ts';
-import { JsonSyntaxError, parseExactJson, type JsonValue } from '../rates/exact-json.ts';
+import { JsonSyntaxError, parseExactJson, type JsonValue } from '../money/exact-json.ts';
 import { QR_MAX_WIDTH, QR_MIN_WIDTH } from '../payments/qr-code.ts';
 import { PAGE_SECURITY_HEADERS } from '../pages/page-headers.ts';
 import { loadPageAssets } from '../pages/page-assets.ts';

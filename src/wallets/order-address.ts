@@ -12,7 +12,7 @@ import type { AddressIssuer } from './address-issuer.ts';
 import type { WalletRepository } from './wallet-repository.ts';
 import { isEmail } from './field-rules.ts';
 import { newToken } from '../security/tokens.ts';
-import { applyOrderChange } from '../forms/order-transition.ts';
+import { applyOrderChange } from '../notify/order-transition.ts';
 
 /** The fields of POST /set_addr (INTERFACE.md 4.1). */
 export interface SetAddrInput {

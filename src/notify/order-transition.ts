@@ -2,7 +2,7 @@
 // transition recorded with its cause and time, and its notifications queued, all in the caller's transaction.
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { enqueueNotifications, type OutboxEntry } from '../notify/outbox.ts';
+import { enqueueNotifications, type OutboxEntry } from './outbox.ts';
 
 /** Which table an order lives in. */
 export type OrderKind = 'form' | 'address';
