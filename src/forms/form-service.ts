@@ -165,7 +165,7 @@ export class FormService {
         .executeTakeFirstOrThrow();
       await trx
         .insertInto('form_rate_locks')
-        .values({ form_id: form.id, rate_lock_id: lock.id, rate: lock.rate, rate_at: BigInt(lock.rateAt), locked_at: BigInt(now), expires_at: BigInt(lock.expiresAt) })
+        .values({ form_id: form.id, rate_lock_id: lock.id, rate: lock.rate, rate_at: BigInt(lock.rateAt), locked_at: BigInt(lock.lockedAt), expires_at: BigInt(lock.expiresAt) })
         .execute();
       await applyOrderChange(trx, { kind: 'form', id: form.id, from: null, to: 'pending', paymentStatus: 'unconfirmed', cause: 'created', at: now, snapshot: {}, openTxs: 0, notifications: [] });
       await ensureWebhookSecret(trx, deps.masterKey, wallet.id, newWebhookSecret(), now);
@@ -331,7 +331,7 @@ export class FormService {
       const lock = await rates.lock('payment_form', found.order_currency, trx);
       await trx
         .insertInto('form_rate_locks')
-        .values({ form_id: found.id, rate_lock_id: lock.id, rate: lock.rate, rate_at: BigInt(lock.rateAt), locked_at: BigInt(now), expires_at: BigInt(lock.expiresAt) })
+        .values({ form_id: found.id, rate_lock_id: lock.id, rate: lock.rate, rate_at: BigInt(lock.rateAt), locked_at: BigInt(lock.lockedAt), expires_at: BigInt(lock.expiresAt) })
         .execute();
       await trx.updateTable('payment_forms').set({ lock_expires_at: BigInt(lock.expiresAt) }).where('id', '=', found.id).execute();
       await trx.updateTable('addresses').set({ reserved_until: BigInt(lock.expiresAt) }).where('id', '=', found.address_id).execute();

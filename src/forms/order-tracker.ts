@@ -16,6 +16,7 @@ import { deriveOrderState, type OrderLock, type OrderOutput, type OrderState, ty
 import { paymentUpdateBody, triggersOf, type OrderFacts } from './notification-body.ts';
 import { applyOrderChange, type OrderKind } from '../notify/order-transition.ts';
 import type { UserField } from './form-request.ts';
+import { ensureWebhookSecret, newWebhookSecret } from '../payments/webhook-secrets.ts';
 
 type Trx = Transaction<Database>;
 
@@ -95,7 +96,11 @@ export class OrderTracker {
     if (triggers.length > 0) {
       const body = paymentUpdateBody({ ...order.facts, exchangeRate: order.locks[order.locks.length - 1]!.rate }, state, triggers);
       const common = { payload: body, walletId: order.wallet.id, paymentId: null, order: { kind, id } };
-      if (order.webhook) notifications.push({ kind: 'webhook', target: order.webhook, ...common });
+      if (order.webhook) {
+        // Every webhook is signed: a wallet that has no secret yet gets one (the operator reads it with `satgate webhook-secret rotate`).
+        await ensureWebhookSecret(trx, this.deps.masterKey, order.wallet.id, newWebhookSecret(), now);
+        notifications.push({ kind: 'webhook', target: order.webhook, ...common });
+      }
       if (order.email) notifications.push({ kind: 'email', target: order.email, ...common });
     }
     await applyOrderChange(trx, {

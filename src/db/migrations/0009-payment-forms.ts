@@ -74,7 +74,6 @@ export const paymentForms: SatgateMigration = {
     await db.schema.alterTable('address_orders').addColumn('tx_snapshot_json', 'text').execute();
     await db.schema.alterTable('address_orders').addColumn('open_txs', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
     await db.schema.alterTable('address_orders').addColumn('auth_token_sealed', 'text').execute();
-    await db.schema.createIndex('address_orders_address').on('address_orders').column('address_id').execute();
 
     await db.schema.alterTable('outbox').addColumn('order_kind', 'text').execute();
     await db.schema.alterTable('outbox').addColumn('order_id', 'bigint').execute();
