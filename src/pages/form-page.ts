@@ -83,7 +83,7 @@ export function renderFormPage(v: FormPageView, opts: FormPageOptions): string {
   const paying = v.phase === 'pay' || v.phase === 'partly';
   const state = {
     base,
-    view: { ...v, complete_url: safeHttpUrl(v.complete_url) },
+    view: { ...v, cancel_url: cancel, complete_url: safeHttpUrl(v.complete_url) },
     server_now_ms: opts.now,
     poll_ms: opts.pollIntervalMs ?? 4000,
     redirect_ms: opts.redirectMs ?? 5000,

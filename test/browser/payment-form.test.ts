@@ -28,6 +28,8 @@ let origin: string;
 let browser: Browser;
 let shop: Server;
 let shopUrl: string;
+// The service's clock runs this far ahead of the wall clock (moved to pass a form's rate lock).
+let clockOffsetMs = 0;
 const updates: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
@@ -51,6 +53,7 @@ beforeAll(async () => {
   t = await createTestApp('sqlite', {
     env: { SATGATE_PUBLIC_URL: origin, SATGATE_RATES_FILE: writeRatesFile({ USD: '50000.00' }), SATGATE_ALLOW_PRIVATE_WEBHOOKS: '1' },
     chains: { test: { rpcUrl: node.rpcUrl, network: 'regtest' } },
+    clock: () => Date.now() + clockOffsetMs,
     start: true,
   });
   await t.app.listen({ port, host: '127.0.0.1' });
@@ -226,6 +229,68 @@ describe('payment form page in Chromium, on the real service and a regtest node'
       expect(await v.watch.cspViolations()).toEqual([]);
       await shot(v, 'xss');
       await v.context.close();
+    }
+  });
+
+  it('partly paid: shows what is still due; after expiry a refresh re-prices it and a second payment completes the order', async () => {
+    const url = await createForm({ order_id: 'WEB-PART', user_email: 'payer@example.com', site_name: 'Corner Shop' });
+    const desktop = await open('desktop', url, false);
+    const phone = await open('phone', url, true);
+    const viewers = [desktop, phone];
+    const address = await desktop.page.locator('#crypto-address').innerText();
+    await node.pay(decodeAddress(address).script, satsFromBtc('0.0002')); // 10 of 25 USD
+    await t.ctx.chains.pollNow();
+    for (const v of viewers) {
+      await expect.poll(() => phase(v), { timeout: 15_000 }).toBe('partly');
+      expect(await v.page.locator('#status-detail').innerText()).toContain('Still missing: 15.00 USD');
+      expect(await v.page.locator('#amount-label').innerText()).toBe('Remaining amount to send');
+      expect(await v.page.locator('#crypto-amount').innerText()).toBe('0.0003');
+      await shot(v, 'partly-paid');
+    }
+    clockOffsetMs += 16 * 60_000;
+    try {
+      for (const v of viewers) {
+        await expect.poll(() => phase(v), { timeout: 15_000 }).toBe('partly-expired');
+        expect(await v.page.locator('#refresh-button').isVisible()).toBe(true);
+        expect(await v.page.locator('#pay').isVisible()).toBe(false);
+        await shot(v, 'partly-expired');
+      }
+      await phone.page.locator('#refresh-button').click();
+      for (const v of viewers) {
+        await expect.poll(() => phase(v), { timeout: 15_000 }).toBe('partly');
+        expect(await v.page.locator('#crypto-amount').innerText()).toBe('0.0003');
+        expect(await loadedImageWidth(v.page, 'qr-image')).toBeGreaterThan(0);
+        await shot(v, 'refreshed');
+      }
+      await node.pay(decodeAddress(address).script, satsFromBtc('0.0003'));
+      await t.ctx.chains.pollNow();
+      for (const v of viewers) await expect.poll(() => phase(v), { timeout: 15_000 }).toBe('paid');
+      for (const v of viewers) {
+        expect(v.watch.errors).toEqual([]);
+        await v.context.close();
+      }
+    } finally {
+      clockOffsetMs -= 16 * 60_000;
+    }
+  });
+
+  it('expired with nothing paid: says so and offers nothing to pay', async () => {
+    const url = await createForm({ order_id: 'WEB-LATE', user_email: 'payer@example.com', site_name: 'Corner Shop' });
+    clockOffsetMs += 16 * 60_000;
+    try {
+      for (const isPhone of [false, true]) {
+        const v = await open(isPhone ? 'phone' : 'desktop', url, isPhone);
+        expect(await phase(v)).toBe('expired');
+        expect(await v.page.locator('#status-headline').innerText()).toBe('This payment form has expired');
+        expect(await v.page.locator('#pay').isVisible()).toBe(false);
+        expect(await v.page.locator('#refresh-button').isVisible()).toBe(false);
+        expect(await v.page.locator('#qr-image').count()).toBe(0);
+        expect(await v.page.locator('#cancel-link').getAttribute('href')).toBe(`${shopUrl}/cart`);
+        await shot(v, 'expired');
+        await v.context.close();
+      }
+    } finally {
+      clockOffsetMs -= 16 * 60_000;
     }
   });
 
