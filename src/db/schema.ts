@@ -186,10 +186,10 @@ export interface PaymentTransitionsTable {
 }
 
 export interface IdempotencyKeysTable {
-  client_id: bigint;
+  /** Whose key it is: `oauth-client:<row id>` for the payment API. */
+  scope: string;
   key: string;
   body_hash: string;
-  payment_id: bigint | null;
   response_json: string | null;
   created_at: bigint;
 }
@@ -305,24 +305,24 @@ export interface FormRateLocksTable {
   expires_at: bigint;
 }
 
-/** A change of a form's or set_addr order's order status, with its cause. */
-export interface OrderTransitionsTable {
+/** A change of a payment form's order status, with its cause. */
+export interface FormTransitionsTable {
   id: Generated<bigint>;
-  order_kind: string;
-  order_id: bigint;
+  form_id: bigint;
   from_status: string | null;
   to_status: string;
   cause: string;
   at: bigint;
 }
 
-/** Idempotency-Key of POST /payment_form, per wallet. */
-export interface FormIdempotencyKeysTable {
-  wallet_id: bigint;
-  key: string;
-  body_hash: string;
-  response_json: string | null;
-  created_at: bigint;
+/** A change of a set_addr order's order status, with its cause. */
+export interface AddressOrderTransitionsTable {
+  id: Generated<bigint>;
+  address_order_id: bigint;
+  from_status: string | null;
+  to_status: string;
+  cause: string;
+  at: bigint;
 }
 
 /** The whole database as Kysely sees it; later capabilities extend it with their tables. */
@@ -350,6 +350,6 @@ export interface Database {
   outbox_attempts: OutboxAttemptsTable;
   payment_forms: PaymentFormsTable;
   form_rate_locks: FormRateLocksTable;
-  order_transitions: OrderTransitionsTable;
-  form_idempotency_keys: FormIdempotencyKeysTable;
+  form_transitions: FormTransitionsTable;
+  address_order_transitions: AddressOrderTransitionsTable;
 }

@@ -212,7 +212,7 @@ describe.each(testEngines())('payment forms and payment updates on %s', (engine)
     });
     expect((await state(form.token)).complete_url).toBe('https://shop.example/thanks');
 
-    const transitions = await t.ctx.db.kysely.selectFrom('order_transitions').selectAll().where('order_kind', '=', 'form').where('order_id', '=', row.id).orderBy('id').execute();
+    const transitions = await t.ctx.db.kysely.selectFrom('form_transitions').selectAll().where('form_id', '=', row.id).orderBy('id').execute();
     expect(transitions.map((x) => [x.from_status, x.to_status, x.cause])).toEqual([
       [null, 'pending', 'created'],
       ['pending', 'paid', 'mempool'],

@@ -22,11 +22,19 @@ import { ensureWebhookSecret, newWebhookSecret } from '../payments/webhook-secre
 import { paymentUri, renderQrPng } from '../payments/qr-code.ts';
 import { checkFormRequest, checkSubmittedFields, type FormProblem, type UserField } from './form-request.ts';
 import type { OrderTracker } from './order-tracker.ts';
+import { IdempotencyError, type IdempotencyStore } from '../db/idempotency-store.ts';
 import type { OrderState } from './order-state.ts';
-import { applyOrderChange } from '../notify/order-transition.ts';
+import { applyOrderChange } from './order-change.ts';
 
-/** How long an Idempotency-Key of POST /payment_form is remembered. */
-export const FORM_IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
+/** Idempotency failures in the wallet API's words (code 201). */
+async function idempotent<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (err instanceof IdempotencyError) throw new WalletApiError('201', `Wrong or missing argument: ${err.message}`);
+    throw err;
+  }
+}
 
 /** What the form service needs. */
 export interface FormServiceDeps {
@@ -39,6 +47,7 @@ export interface FormServiceDeps {
   repo: WalletRepository;
   masterKey: MasterKey;
   tracker: OrderTracker;
+  idempotency: IdempotencyStore;
   publicUrl: string;
   allowPrivateWebhooks: boolean;
   isSupportedCurrency(code: string): boolean;
@@ -99,12 +108,14 @@ export class FormService {
     if (!verdict.ok && verdict.code !== 'dns') throw problemsError([{ field: 'payment_update_url', message: `is not allowed: ${verdict.reason}`, code: '201' }]);
     const wallet = await deps.repo.findByApiId(input.api_id);
     if (!wallet) throw new WalletApiError('201', 'Wrong or missing argument: unknown api_id');
-    const chain = deps.chains.forMode(wallet.mode as ChainId);
+    deps.chains.forMode(wallet.mode as ChainId); // 998 when the wallet's network is not followed
     const hash = bodyHash(body!);
     const now = deps.clock();
+    // Operation 14 has no authenticated caller: keys are scoped to the receiving wallet.
+    const scope = `payment-form-wallet:${wallet.id}`;
     if (idempotencyKey !== undefined) {
-      const replay = await this.findReplay(wallet.id, idempotencyKey, hash, now);
-      if (replay) return { body: replay, replayed: true };
+      const replay = await idempotent(deps.idempotency.replay(scope, idempotencyKey, hash, now));
+      if (replay) return { body: replay.body, replayed: true };
     }
     // Priced before the transaction: a missing or stale rate fails cleanly rather than inside it.
     await deps.rates.spot(input.order_currency);
@@ -113,23 +124,8 @@ export class FormService {
     const authToken = newToken(24);
     const result = await deps.db.kysely.transaction().execute(async (trx) => {
       if (idempotencyKey !== undefined) {
-        await trx
-          .deleteFrom('form_idempotency_keys')
-          .where('wallet_id', '=', wallet.id)
-          .where('key', '=', idempotencyKey)
-          .where('created_at', '<=', BigInt(now - FORM_IDEMPOTENCY_WINDOW_MS))
-          .execute();
-        const claimed = await trx
-          .insertInto('form_idempotency_keys')
-          .values({ wallet_id: wallet.id, key: idempotencyKey, body_hash: hash, response_json: null, created_at: BigInt(now) })
-          .onConflict((oc) => oc.columns(['wallet_id', 'key']).doNothing())
-          .returning('key')
-          .executeTakeFirst();
-        if (!claimed) {
-          const replay = await this.findReplay(wallet.id, idempotencyKey, hash, now, trx);
-          if (replay) return { body: replay, replayed: true as const, script: null, addressId: null };
-          throw new WalletApiError('201', 'Wrong or missing argument: a request with this Idempotency-Key is still being processed; retry shortly');
-        }
+        const replay = await idempotent(deps.idempotency.claim(trx, scope, idempotencyKey, hash, now));
+        if (replay) return { body: replay.body, replayed: true as const, script: null, addressId: null };
       }
       const lock = await deps.rates.lock('payment_form', input.order_currency, trx);
       const address = await deps.issuer.reserveForOrder(trx, wallet, now, lock.expiresAt);
@@ -170,37 +166,13 @@ export class FormService {
       await applyOrderChange(trx, { kind: 'form', id: form.id, from: null, to: 'pending', paymentStatus: 'unconfirmed', cause: 'created', at: now, snapshot: {}, openTxs: 0, notifications: [] });
       await ensureWebhookSecret(trx, deps.masterKey, wallet.id, newWebhookSecret(), now);
       const answer = { return: '0', status: 'OK', payment_page_url: `${deps.publicUrl}/form/${token}`, auth_response_token: authToken };
-      if (idempotencyKey !== undefined) {
-        await trx
-          .updateTable('form_idempotency_keys')
-          .set({ response_json: JSON.stringify(answer) })
-          .where('wallet_id', '=', wallet.id)
-          .where('key', '=', idempotencyKey)
-          .execute();
-      }
+      if (idempotencyKey !== undefined) await deps.idempotency.complete(trx, scope, idempotencyKey, { status: 200, body: answer });
       return { body: answer as Record<string, unknown>, replayed: false as const, script: address.script_hex, addressId: address.id };
     });
-    if (result.script !== null && result.addressId !== null) chain.watched.addScript(Buffer.from(result.script, 'hex'), { addressId: result.addressId, walletId: wallet.id });
+    if (result.script !== null && result.addressId !== null) {
+      deps.chains.watch(wallet.mode as ChainId, Buffer.from(result.script, 'hex'), { addressId: result.addressId, walletId: wallet.id });
+    }
     return { body: result.body, replayed: result.replayed };
-  }
-
-  private async findReplay(
-    walletId: bigint,
-    key: string,
-    hash: string,
-    now: number,
-    trx: Pick<Db['kysely'], 'selectFrom'> = this.deps.db.kysely,
-  ): Promise<Record<string, unknown> | undefined> {
-    const row = await trx
-      .selectFrom('form_idempotency_keys')
-      .selectAll()
-      .where('wallet_id', '=', walletId)
-      .where('key', '=', key)
-      .where('created_at', '>', BigInt(now - FORM_IDEMPOTENCY_WINDOW_MS))
-      .executeTakeFirst();
-    if (!row) return undefined;
-    if (row.body_hash !== hash) throw new WalletApiError('201', 'Wrong or missing argument: this Idempotency-Key was already used with a different request body');
-    return row.response_json === null ? undefined : (JSON.parse(row.response_json) as Record<string, unknown>);
   }
 
   /** The form of a token, or undefined. */

@@ -11,6 +11,7 @@ import type { AddressIssuer } from '../wallets/address-issuer.ts';
 import type { WalletRepository } from '../wallets/wallet-repository.ts';
 import { FormService } from './form-service.ts';
 import { OrderTracker } from './order-tracker.ts';
+import { IdempotencyStore } from '../db/idempotency-store.ts';
 
 /** Payment forms and order tracking. */
 export interface Forms {
@@ -46,6 +47,7 @@ export function createForms(deps: FormsDeps): Forms {
     repo: deps.repo,
     masterKey: deps.masterKey,
     tracker,
+    idempotency: new IdempotencyStore(deps.db),
     publicUrl: deps.config.publicUrl,
     allowPrivateWebhooks: deps.config.allowPrivateWebhooks,
     isSupportedCurrency: deps.isSupportedCurrency,

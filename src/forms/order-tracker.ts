@@ -2,7 +2,9 @@
 // Hooked into the chain like the payment status machine: every change the watcher commits re-derives
 // the orders it can affect, in the watcher's own transaction; a sweeper applies the clock-driven
 // change (a lock running out with nothing paid: `failed`). Changes go through applyOrderChange.
-import { sql, type Selectable, type Transaction } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
+import { lockRow } from '../db/row-locks.ts';
+import { PeriodicTask } from '../core/periodic-task.ts';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import type { Database, WalletsTable } from '../db/schema.ts';
@@ -14,7 +16,7 @@ import { minorUnits } from '../money/currencies.ts';
 import { confirmations } from '../wallets/address-activity.ts';
 import { deriveOrderState, type OrderLock, type OrderOutput, type OrderState, type OrderStatus } from './order-state.ts';
 import { paymentUpdateBody, triggersOf, type OrderFacts } from './notification-body.ts';
-import { applyOrderChange, type OrderKind } from '../notify/order-transition.ts';
+import { applyOrderChange, type OrderKind } from './order-change.ts';
 import type { UserField } from './form-request.ts';
 import { ensureWebhookSecret, newWebhookSecret } from '../payments/webhook-secrets.ts';
 
@@ -51,11 +53,15 @@ interface Tracked {
 
 /** Re-derives order states on chain changes and on the clock. */
 export class OrderTracker {
-  private timer: NodeJS.Timeout | null = null;
-  private sweeping: Promise<unknown> | null = null;
-  private stopped = true;
+  private readonly sweeper: PeriodicTask;
 
-  constructor(private readonly deps: OrderTrackerDeps) {}
+  constructor(private readonly deps: OrderTrackerDeps) {
+    this.sweeper = new PeriodicTask(() => this.sweep(), {
+      everyMs: deps.sweepIntervalMs ?? ORDER_SWEEP_INTERVAL_MS,
+      firstDelayMs: deps.sweepIntervalMs ?? ORDER_SWEEP_INTERVAL_MS,
+      onError: (err) => deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'order sweep failed; will retry'),
+    });
+  }
 
   /** The chain listener: orders on touched addresses and, on blocks and reorgs, those with transactions awaiting confirmation. */
   readonly onChainChange = async (trx: Trx, change: ChainChange): Promise<void> => {
@@ -75,9 +81,7 @@ export class OrderTracker {
 
   /** Derives one order's state now and stores it through applyOrderChange; answers the state. */
   async rederive(trx: Trx, kind: OrderKind, id: bigint, cause: string, now: number): Promise<OrderState> {
-    if (this.deps.db.engine === 'postgres') {
-      await sql`select id from ${sql.table(kind === 'form' ? 'payment_forms' : 'address_orders')} where id = ${id} for update`.execute(trx);
-    }
+    await lockRow(trx, this.deps.db.engine, kind === 'form' ? 'payment_forms' : 'address_orders', id);
     const order = kind === 'form' ? await this.loadForm(trx, id) : await this.loadAddressOrder(trx, id);
     const tipRow = await trx.selectFrom('chain_tips').select('tip_height').where('chain', '=', order.wallet.mode).executeTakeFirst();
     const tip = tipRow ? Number(tipRow.tip_height) : null;
@@ -235,27 +239,13 @@ export class OrderTracker {
     return changed;
   }
 
-  /** Starts the sweeper timer. */
+  /** Starts the sweeper. */
   start(): void {
-    this.stopped = false;
-    const every = this.deps.sweepIntervalMs ?? ORDER_SWEEP_INTERVAL_MS;
-    const loop = () => {
-      if (this.stopped) return;
-      this.sweeping = this.sweep()
-        .catch((err) => this.deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'order sweep failed; will retry'))
-        .finally(() => {
-          this.sweeping = null;
-          if (!this.stopped) this.timer = setTimeout(loop, every);
-        });
-    };
-    this.timer = setTimeout(loop, every);
+    this.sweeper.start();
   }
 
   /** Stops the sweeper, waiting for a sweep in progress. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.sweeping;
+    await this.sweeper.stop();
   }
 }

@@ -12,7 +12,7 @@ import type { AddressIssuer } from './address-issuer.ts';
 import type { WalletRepository } from './wallet-repository.ts';
 import { isEmail } from './field-rules.ts';
 import { newToken } from '../security/tokens.ts';
-import { applyOrderChange } from '../notify/order-transition.ts';
+import { recordTransition } from '../notify/status-transition.ts';
 
 /** The fields of POST /set_addr (INTERFACE.md 4.1). */
 export interface SetAddrInput {
@@ -90,10 +90,10 @@ export async function issueOrderAddress(deps: OrderAddressDeps, input: SetAddrIn
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await applyOrderChange(trx, { kind: 'address', id: stored.id, from: null, to: 'pending', paymentStatus: 'unconfirmed', cause: 'created', at: now, snapshot: {}, openTxs: 0, notifications: [] });
+    await recordTransition(trx, { table: 'address_order_transitions', recordId: stored.id, from: null, to: 'pending', cause: 'created', at: now }, []);
     return { address, lock };
   });
-  chain.watched.addScript(Buffer.from(address.script_hex, 'hex'), { addressId: address.id, walletId: wallet.id });
+  deps.chains.watch(chain.id, Buffer.from(address.script_hex, 'hex'), { addressId: address.id, walletId: wallet.id });
   return {
     addr: address.address,
     exchange_rate: jsonNumber(lock.rate),

@@ -4,7 +4,7 @@ import { withId } from './helpers.ts';
 /**
  * Payment forms (operations 13 and 14) and the order state of forms and set_addr orders (6.2):
  * forms with their rate locks (the first one and each refresh), the order-status transitions of
- * both kinds of order, form idempotency keys, the derived state columns of set_addr orders, and the
+ * both kinds of order (one table each), the derived state columns of set_addr orders, and the
  * order an outbox event belongs to (so deliveries can be listed by form token or order address).
  */
 export const paymentForms: SatgateMigration = {
@@ -48,25 +48,23 @@ export const paymentForms: SatgateMigration = {
       .execute();
     await db.schema.createIndex('form_rate_locks_form').on('form_rate_locks').column('form_id').execute();
 
-    await withId(db.schema.createTable('order_transitions'), engine)
-      .addColumn('order_kind', 'text', (c) => c.notNull())
-      .addColumn('order_id', 'bigint', (c) => c.notNull())
+    // One transition table per record kind, as notify/status-transition.ts expects.
+    await withId(db.schema.createTable('form_transitions'), engine)
+      .addColumn('form_id', 'bigint', (c) => c.notNull().references('payment_forms.id'))
       .addColumn('from_status', 'text')
       .addColumn('to_status', 'text', (c) => c.notNull())
       .addColumn('cause', 'text', (c) => c.notNull())
       .addColumn('at', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('order_transitions_order').on('order_transitions').columns(['order_kind', 'order_id']).execute();
-
-    await db.schema
-      .createTable('form_idempotency_keys')
-      .addColumn('wallet_id', 'bigint', (c) => c.notNull().references('wallets.id'))
-      .addColumn('key', 'text', (c) => c.notNull())
-      .addColumn('body_hash', 'text', (c) => c.notNull())
-      .addColumn('response_json', 'text')
-      .addColumn('created_at', 'bigint', (c) => c.notNull())
-      .addPrimaryKeyConstraint('form_idempotency_keys_pk', ['wallet_id', 'key'])
+    await db.schema.createIndex('form_transitions_form').on('form_transitions').column('form_id').execute();
+    await withId(db.schema.createTable('address_order_transitions'), engine)
+      .addColumn('address_order_id', 'bigint', (c) => c.notNull().references('address_orders.id'))
+      .addColumn('from_status', 'text')
+      .addColumn('to_status', 'text', (c) => c.notNull())
+      .addColumn('cause', 'text', (c) => c.notNull())
+      .addColumn('at', 'bigint', (c) => c.notNull())
       .execute();
+    await db.schema.createIndex('address_order_transitions_order').on('address_order_transitions').column('address_order_id').execute();
 
     await db.schema.alterTable('address_orders').addColumn('order_status', 'text').execute();
     await db.schema.alterTable('address_orders').addColumn('payment_status', 'text').execute();

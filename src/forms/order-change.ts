@@ -1,13 +1,15 @@
-// The one place an order's status changes (forms and set_addr orders): the new state is stored, the
-// transition recorded with its cause and time, and its notifications queued, all in the caller's transaction.
+// Stores a re-derived order state (payment form or set_addr order). A change of order status goes through the
+// one transition path (notify/status-transition.ts) with its notifications; notifications without a status
+// change (a confirmation, a new transaction) are queued in the same transaction.
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { enqueueNotifications, type OutboxEntry } from './outbox.ts';
+import { enqueueNotifications, type OutboxEntry } from '../notify/outbox.ts';
+import { recordTransition } from '../notify/status-transition.ts';
 
 /** Which table an order lives in. */
 export type OrderKind = 'form' | 'address';
 
-/** A change to apply: status columns, with the transition when the order status moved. */
+/** A state to store, with the transition when the order status moved. */
 export interface OrderChange {
   kind: OrderKind;
   id: bigint;
@@ -21,7 +23,7 @@ export interface OrderChange {
   notifications: OutboxEntry[];
 }
 
-/** Stores the derived state, records a transition when `from` differs from `to`, and queues the notifications. */
+/** Stores the derived state columns, records a transition when `from` differs from `to`, and queues the notifications. */
 export async function applyOrderChange(trx: Transaction<Database>, c: OrderChange): Promise<void> {
   const set = {
     order_status: c.to,
@@ -33,7 +35,9 @@ export async function applyOrderChange(trx: Transaction<Database>, c: OrderChang
   if (c.kind === 'form') await trx.updateTable('payment_forms').set(set).where('id', '=', c.id).execute();
   else await trx.updateTable('address_orders').set(set).where('id', '=', c.id).execute();
   if (c.from !== c.to) {
-    await trx.insertInto('order_transitions').values({ order_kind: c.kind, order_id: c.id, from_status: c.from, to_status: c.to, cause: c.cause, at: BigInt(c.at) }).execute();
+    const table = c.kind === 'form' ? 'form_transitions' : 'address_order_transitions';
+    await recordTransition(trx, { table, recordId: c.id, from: c.from, to: c.to, cause: c.cause, at: c.at }, c.notifications);
+  } else if (c.notifications.length > 0) {
+    await enqueueNotifications(trx, c.notifications, c.at);
   }
-  await enqueueNotifications(trx, c.notifications, c.at);
 }
