@@ -136,6 +136,13 @@ describe.each(testEngines())('POST /payment_form validation on %s', (engine) => 
     expect((await post({ ...valid(apiId), order_currency: 'EUR' })).json()).toMatchObject({ return: '103' });
   });
 
+  it('documents both operations in the OpenAPI description', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json() as { paths: Record<string, Record<string, { requestBody?: unknown }>> };
+    expect(doc.paths['/payment_form']?.post?.requestBody).toBeDefined();
+    expect(JSON.stringify(doc.paths['/payment_form'])).toContain('payment_update_url');
+    expect(doc.paths['/payment_form/{form_token}']?.get).toBeDefined();
+  });
+
   it('GET /payment_form with an unknown token answers 201 with a clear status', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/payment_form/no-such-token' });
     expect(res.statusCode).toBe(400);
