@@ -120,7 +120,8 @@ export class FormService {
     // Priced before the transaction: a missing or stale rate fails cleanly rather than inside it.
     await deps.rates.spot(input.order_currency);
 
-    const token = newToken(24);
+    // A prefix keeps the token from starting with '-' (the CLI takes it as an argument) and says what it is.
+    const token = `frm_${newToken(24)}`;
     const authToken = newToken(24);
     const result = await deps.db.kysely.transaction().execute(async (trx) => {
       if (idempotencyKey !== undefined) {
