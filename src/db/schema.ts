@@ -315,6 +315,18 @@ export interface FormTransitionsTable {
   at: bigint;
 }
 
+/** The spot rate an output first seen after its order's lock ran out is valued at ('locked' when none was fresh). */
+export interface OrderOutputRatesTable {
+  order_kind: string;
+  order_id: bigint;
+  txid: string;
+  vout: bigint;
+  rate: string;
+  rate_at: bigint;
+  source: string;
+  created_at: bigint;
+}
+
 /** A change of a set_addr order's order status, with its cause. */
 export interface AddressOrderTransitionsTable {
   id: Generated<bigint>;
@@ -352,4 +364,5 @@ export interface Database {
   form_rate_locks: FormRateLocksTable;
   form_transitions: FormTransitionsTable;
   address_order_transitions: AddressOrderTransitionsTable;
+  order_output_rates: OrderOutputRatesTable;
 }

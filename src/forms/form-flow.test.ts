@@ -280,6 +280,13 @@ describe.each(testEngines())('payment forms and payment updates on %s', (engine)
     expect((await state(form.token)).phase).toBe('expired');
     const qr = await fetch(`${origin}/form/${form.token}/qrcode`);
     expect(qr.status).toBe(400);
+
+    // Funds that come anyway are valued at the spot rate when first seen, and recorded with it.
+    await pay((await state(form.token)).address, '0.0005');
+    const all = await waitHooks('ORD-NONE', 2);
+    expect(all[1]!.body).toMatchObject({ order_status: 'paid', payment_status: 'unconfirmed', triggers: ['transaction', 'status'] });
+    const rates = await t.ctx.db.kysely.selectFrom('order_output_rates').selectAll().where('order_kind', '=', 'form').execute();
+    expect(rates.map((r) => [r.rate, r.source])).toContainEqual(['50000', 'spot']);
   });
 
   it('a double-spent payment goes back to waiting and the shop is told', async () => {

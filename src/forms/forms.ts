@@ -35,7 +35,7 @@ export interface FormsDeps {
 
 /** Builds the capability and registers the order tracker as a listener of every chain. */
 export function createForms(deps: FormsDeps): Forms {
-  const tracker = new OrderTracker({ db: deps.db, clock: deps.clock, log: deps.log, masterKey: deps.masterKey });
+  const tracker = new OrderTracker({ db: deps.db, clock: deps.clock, log: deps.log, masterKey: deps.masterKey, rates: deps.rates });
   deps.chains.onChange(tracker.onChainChange);
   const service = new FormService({
     db: deps.db,

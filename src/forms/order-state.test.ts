@@ -57,6 +57,19 @@ describe('order state of a form or set_addr order', () => {
     expect(s.lockSats).toBe(33_332n);
   });
 
+  it('values funds first seen after the lock ran out at the spot rate of that moment', () => {
+    const late = { ...out(40_000n, T0 + MIN15 + 10), spotRate: '62500' }; // 25 USD at 62500
+    expect(derive({ outputs: [late], now: T0 + MIN15 + 20 })).toMatchObject({ orderStatus: 'paid', paidOrderAmount: '25.00' });
+    const lateShort = { ...out(40_000n, T0 + MIN15 + 10), spotRate: '50000' }; // 20 USD
+    expect(derive({ outputs: [lateShort], now: T0 + MIN15 + 20 })).toMatchObject({ orderStatus: 'failed_paid_too_little', remainingOrderAmount: '5.00' });
+    expect(() => derive({ outputs: [out(40_000n, T0 + MIN15 + 10)], now: T0 + MIN15 + 20 })).toThrow(/no spot rate/);
+  });
+
+  it('a set_addr order fails only when its reservation ends, not when its 15-minute rate lock does', () => {
+    expect(derive({ closesAt: T0 + 7_200_000, now: T0 + MIN15 + 1 }).orderStatus).toBe('pending');
+    expect(derive({ closesAt: T0 + 7_200_000, now: T0 + 7_200_000 }).orderStatus).toBe('failed');
+  });
+
   it('an order without an amount is paid by any funds', () => {
     expect(derive({ orderAmount: null, outputs: [out(1_000n, T0 + 10)] }).orderStatus).toBe('paid');
     expect(derive({ orderAmount: null }).orderStatus).toBe('pending');

@@ -2,7 +2,8 @@
 // derived from scratch from the order, its rate locks, its transactions and the clock. Pure: no database.
 //
 // Valuation: each output is valued at the rate of the latest lock taken at or before it was first seen
-// (the first lock, or a refresh). A refresh locks the current rate for what is still due; the sats due
+// (the first lock, or a refresh) when it was seen while that lock held; seen after the lock ran out, at the
+// spot rate recorded when it was first seen (DESIGN.md section 6). A refresh locks the current rate for what is still due; the sats due
 // in a lock period are ceil(remainder at the lock / its rate), so paying them always lands on "paid".
 // Comparison (as for payment API v1): V = exact sum of output values, A = order amount, W = one
 // satoshi's worth at the highest rate used. less iff V <= A - W, more iff V >= A + W, else equal.
@@ -35,6 +36,8 @@ export interface OrderOutput {
   sats: bigint;
   firstSeenAt: number;
   confirmations: number;
+  /** Spot rate when first seen; required when first seen after the lock in force then had run out. */
+  spotRate?: string;
 }
 
 export interface OrderStateInput {
@@ -45,6 +48,8 @@ export interface OrderStateInput {
   outputs: readonly OrderOutput[];
   now: number;
   requiredConfirmations: number;
+  /** When an order with nothing received fails; default the end of the latest lock (a set_addr order: its reservation). */
+  closesAt?: number;
 }
 
 /** One transaction of the order, as notifications list it. */
@@ -89,15 +94,26 @@ export function deriveOrderState(input: OrderStateInput, minorUnits: number): Or
     });
     return idx;
   };
+  const late = (o: OrderOutput) => o.firstSeenAt >= locks[lockIndexOf(o.firstSeenAt)]!.expiresAt;
+  const spot = new Map<OrderOutput, ReturnType<typeof parseDecimal>>();
+  for (const o of funded) {
+    if (!late(o)) continue;
+    if (o.spotRate === undefined) throw new RangeError(`output ${o.txid}:${o.vout} first seen after its lock ran out has no spot rate`);
+    const d = parseDecimal(o.spotRate, { allowLeadingZeros: true });
+    if (d.units === 0n) throw new RangeError('rate must be positive');
+    spot.set(o, d);
+  }
   const order = input.orderAmount === null ? null : parseDecimal(input.orderAmount, { allowLeadingZeros: true });
-  const scale = Math.max(order?.scale ?? 0, ...locks.map((l) => l.d.scale));
-  const rateUnits = locks.map((l) => rescale(l.d, scale, 'down').units);
-  // Values in units of 1 / (1e8 * 10^scale) of the order currency.
-  const valueOf = (o: OrderOutput) => o.sats * rateUnits[lockIndexOf(o.firstSeenAt)]!;
-  const target = order === null ? 0n : rescale(order, scale, 'down').units * SATS_PER_BTC;
-  const used = new Set(funded.map((o) => lockIndexOf(o.firstSeenAt)));
+  const scale = Math.max(order?.scale ?? 0, ...locks.map((l) => l.d.scale), ...[...spot.values()].map((d) => d.scale));
+  const units = (d: { units: bigint; scale: number }) => rescale(d, scale, 'down').units;
+  const rateUnits = locks.map((l) => units(l.d));
   const current = locks.length - 1;
-  const oneSatWorth = [...used, current].reduce((m, i) => (rateUnits[i]! > m ? rateUnits[i]! : m), 0n);
+  // The rate an output is valued at, as units of 10^-scale.
+  const rateOf = (o: OrderOutput) => (spot.has(o) ? units(spot.get(o)!) : rateUnits[lockIndexOf(o.firstSeenAt)]!);
+  // Values in units of 1 / (1e8 * 10^scale) of the order currency.
+  const valueOf = (o: OrderOutput) => o.sats * rateOf(o);
+  const target = order === null ? 0n : units(order) * SATS_PER_BTC;
+  const oneSatWorth = [...funded.map(rateOf), rateUnits[current]!].reduce((m, r) => (r > m ? r : m), 0n);
 
   let confirmedSats = 0n;
   let unconfirmedSats = 0n;
@@ -115,8 +131,9 @@ export function deriveOrderState(input: OrderStateInput, minorUnits: number): Or
   const transactions = [...byTx.values()];
 
   const expired = input.now >= locks[current]!.expiresAt;
+  const closed = input.now >= (input.closesAt ?? locks[current]!.expiresAt);
   let orderStatus: OrderStatus;
-  if (funded.length === 0) orderStatus = expired ? 'failed' : 'pending';
+  if (funded.length === 0) orderStatus = closed ? 'failed' : 'pending';
   else if (order === null) orderStatus = 'paid';
   else if (value <= target - oneSatWorth) orderStatus = 'failed_paid_too_little';
   else if (value >= target + oneSatWorth) orderStatus = 'paid_too_much';

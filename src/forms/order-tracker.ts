@@ -4,6 +4,7 @@
 // change (a lock running out with nothing paid: `failed`). Changes go through applyOrderChange.
 import type { Selectable, Transaction } from 'kysely';
 import { lockRow } from '../db/row-locks.ts';
+import type { Rates, SpotRate } from '../rates/rates-port.ts';
 import { PeriodicTask } from '../core/periodic-task.ts';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
@@ -31,8 +32,12 @@ export interface OrderTrackerDeps {
   clock: Clock;
   log: Logger;
   masterKey: MasterKey;
+  rates: Rates;
   sweepIntervalMs?: number;
 }
+
+/** How long a spot-rate lookup inside a chain transaction may take before the locked rate is used. */
+const SPOT_TIMEOUT_MS = 2_000;
 
 /** An order as the tracker reads it, whichever table it lives in. */
 interface Tracked {
@@ -43,6 +48,7 @@ interface Tracked {
   address: string;
   createdAt: number;
   locks: OrderLock[];
+  closesAt?: number;
   orderStatus: string | null;
   paymentStatus: string | null;
   snapshot: Record<string, boolean>;
@@ -85,9 +91,16 @@ export class OrderTracker {
     const order = kind === 'form' ? await this.loadForm(trx, id) : await this.loadAddressOrder(trx, id);
     const tipRow = await trx.selectFrom('chain_tips').select('tip_height').where('chain', '=', order.wallet.mode).executeTakeFirst();
     const tip = tipRow ? Number(tipRow.tip_height) : null;
-    const outputs = await this.outputsOf(trx, order, tip);
+    const outputs = await this.withLateRates(trx, order, await this.outputsOf(trx, order, tip), now);
     const state = deriveOrderState(
-      { orderAmount: order.facts.orderAmount, locks: order.locks, outputs, now, requiredConfirmations: Number(order.wallet.required_confirmations) },
+      {
+        orderAmount: order.facts.orderAmount,
+        locks: order.locks,
+        outputs,
+        now,
+        requiredConfirmations: Number(order.wallet.required_confirmations),
+        ...(order.closesAt !== undefined ? { closesAt: order.closesAt } : {}),
+      },
       minorUnits(order.facts.orderCurrency),
     );
     const snapshot = Object.fromEntries(state.transactions.map((t) => [t.txid, t.confirmed]));
@@ -121,6 +134,48 @@ export class OrderTracker {
     });
     if (state.orderStatus !== order.orderStatus) this.deps.log.info({ kind, id: String(id), from: order.orderStatus, to: state.orderStatus, cause }, 'order status changed');
     return state;
+  }
+
+  /**
+   * Gives outputs first seen after the lock in force had run out their spot rate at first sight: read back when
+   * recorded, else fetched now and recorded (kept by txid and index, so a reorg does not change it).
+   */
+  private async withLateRates(trx: Trx, order: Tracked, outputs: OrderOutput[], now: number): Promise<OrderOutput[]> {
+    const lockAt = (at: number) => [...order.locks].reverse().find((l) => l.lockedAt <= at) ?? order.locks[0]!;
+    const late = outputs.filter((o) => o.firstSeenAt >= lockAt(o.firstSeenAt).expiresAt);
+    if (late.length === 0) return outputs;
+    const stored = await trx.selectFrom('order_output_rates').selectAll().where('order_kind', '=', order.kind).where('order_id', '=', order.id).execute();
+    const rates = new Map(stored.map((r) => [`${r.txid}:${r.vout}`, r.rate]));
+    for (const o of late) {
+      const key = `${o.txid}:${o.vout}`;
+      if (rates.has(key)) continue;
+      const spot = await this.spotAtFirstSight(order.facts.orderCurrency);
+      const rate = spot?.rate ?? lockAt(o.firstSeenAt).rate;
+      await trx
+        .insertInto('order_output_rates')
+        .values({ order_kind: order.kind, order_id: order.id, txid: o.txid, vout: BigInt(o.vout), rate, rate_at: BigInt(spot?.at ?? now), source: spot ? 'spot' : 'locked', created_at: BigInt(now) })
+        .execute();
+      rates.set(key, rate);
+    }
+    return outputs.map((o) => (rates.has(`${o.txid}:${o.vout}`) ? { ...o, spotRate: rates.get(`${o.txid}:${o.vout}`)! } : o));
+  }
+
+  /** The spot rate now, or undefined when none comes in time (rates stale or down): the locked rate is used then. */
+  private async spotAtFirstSight(currency: string): Promise<SpotRate | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        this.deps.rates.spot(currency),
+        new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => resolve(undefined), SPOT_TIMEOUT_MS);
+        }),
+      ]);
+    } catch (err) {
+      this.deps.log.warn({ currency, err: err instanceof Error ? err.message : String(err) }, 'no spot rate for late funds; valued at the locked rate');
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Outputs paying the order's address, not withdrawn, first seen before a later order took the address. */
@@ -200,8 +255,9 @@ export class OrderTracker {
       addressId: o.address_id,
       address: address.address,
       createdAt: Number(o.created_at),
-      // A set_addr order's rate is locked at creation; with nothing paid it fails when its reservation ends.
-      locks: [{ rate: o.exchange_rate, lockedAt: Number(o.created_at), expiresAt: Number(o.reserved_until) }],
+      // A set_addr order's rate is locked for 15 minutes at creation; with nothing paid it fails when its reservation ends.
+      locks: [{ rate: o.exchange_rate, lockedAt: Number(o.created_at), expiresAt: Number(o.rate_lock_expires_at) }],
+      closesAt: Number(o.reserved_until),
       orderStatus: o.order_status,
       paymentStatus: o.payment_status,
       snapshot: o.tx_snapshot_json === null ? {} : (JSON.parse(o.tx_snapshot_json) as Record<string, boolean>),

@@ -66,6 +66,20 @@ export const paymentForms: SatgateMigration = {
       .execute();
     await db.schema.createIndex('address_order_transitions_order').on('address_order_transitions').column('address_order_id').execute();
 
+    // The spot rate an output first seen after its order's rate lock ran out is valued at, recorded at first sight.
+    await db.schema
+      .createTable('order_output_rates')
+      .addColumn('order_kind', 'text', (c) => c.notNull())
+      .addColumn('order_id', 'bigint', (c) => c.notNull())
+      .addColumn('txid', 'text', (c) => c.notNull())
+      .addColumn('vout', 'bigint', (c) => c.notNull())
+      .addColumn('rate', 'text', (c) => c.notNull())
+      .addColumn('rate_at', 'bigint', (c) => c.notNull())
+      .addColumn('source', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('order_output_rates_pk', ['order_kind', 'order_id', 'txid', 'vout'])
+      .execute();
+
     await db.schema.alterTable('address_orders').addColumn('order_status', 'text').execute();
     await db.schema.alterTable('address_orders').addColumn('payment_status', 'text').execute();
     await db.schema.alterTable('address_orders').addColumn('status_at', 'bigint').execute();
