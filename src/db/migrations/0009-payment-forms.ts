@@ -87,6 +87,11 @@ export const paymentForms: SatgateMigration = {
     await db.schema.alterTable('address_orders').addColumn('open_txs', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
     await db.schema.alterTable('address_orders').addColumn('auth_token_sealed', 'text').execute();
 
+    // What the tracker looks for on every block (transactions awaiting confirmation) and the sweeper on the clock.
+    await db.schema.createIndex('payment_forms_open_txs').on('payment_forms').column('open_txs').execute();
+    await db.schema.createIndex('address_orders_open_txs').on('address_orders').column('open_txs').execute();
+    await db.schema.createIndex('address_orders_status').on('address_orders').columns(['order_status', 'reserved_until']).execute();
+
     await db.schema.alterTable('outbox').addColumn('order_kind', 'text').execute();
     await db.schema.alterTable('outbox').addColumn('order_id', 'bigint').execute();
     await db.schema.createIndex('outbox_order').on('outbox').columns(['order_kind', 'order_id']).execute();
