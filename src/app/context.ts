@@ -13,6 +13,7 @@ import type { Mailer } from '../notify/mailer.ts';
 import type { Payments } from '../payments/payments.ts';
 import type { Forms } from '../forms/forms.ts';
 import type { Wallets } from '../wallets/wallets.ts';
+import type { Dashboard } from '../dashboard/dashboard.ts';
 
 /** Everything the HTTP layer and background workers share: built once per process. */
 export interface AppContext {
@@ -32,6 +33,8 @@ export interface AppContext {
   payments: Payments;
   /** Payment forms (operations 13 and 14, the form page) and the order state of forms and set_addr orders (6.2). */
   forms: Forms;
+  /** The merchant dashboard: OTP login, sessions, profiles, accounts (operations 18 to 23). */
+  dashboard: Dashboard;
   /** Wallet API: registration, order addresses, balances; its repository and issuer serve payments too. */
   wallets: Wallets;
   /** Stops background work (watchers, refreshers, workers) before the database closes. */
