@@ -10,6 +10,7 @@ import { OutboxWorker } from '../notify/outbox-worker.ts';
 import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
+import { createForms } from '../forms/forms.ts';
 import { createWallets } from '../wallets/wallets.ts';
 import { createDashboard } from '../dashboard/dashboard.ts';
 import type { AppContext } from './context.ts';
@@ -68,7 +69,19 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     repo: wallets.repo,
     isSupportedCurrency,
   });
-  // Chain watchers, rate refresher and payment sweeper run in one process at a time (the lease holder).
+  const forms = createForms({
+    config,
+    db,
+    clock,
+    log,
+    masterKey,
+    rates: rateService.rates,
+    chains,
+    issuer: wallets.issuer,
+    repo: wallets.repo,
+    isSupportedCurrency,
+  });
+  // Chain watchers, rate refresher and payment and form sweepers run in one process at a time (the lease holder).
   const singleton = new SingletonRole({
     db,
     role: config.role,
@@ -84,10 +97,12 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
         await rateService.start();
         chains.start();
         payments.machine.start();
+        forms.tracker.start();
       },
       stop: async () => {
         await chains.stop();
         await payments.machine.stop();
+        await forms.tracker.stop();
         await rateService.stop();
       },
       follow: () => rateService.loadStored(),
@@ -108,6 +123,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     chains,
     notify: { worker, mailer },
     payments,
+    forms,
     wallets,
     dashboard: createDashboard({
       db,
