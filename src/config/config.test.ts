@@ -130,3 +130,22 @@ describe('parseDuration', () => {
     for (const bad of ['0', '0s', '-1', '1.5h', '10w', 'soon', '', 'h']) expect(parseDuration(bad)).toBeNull();
   });
 });
+
+describe('SATGATE_ROLE and SATGATE_LEASE_MS', () => {
+  it('default to one process doing everything with a 15 s lease', () => {
+    const c = loadConfig({});
+    expect([c.role, c.leaseMs]).toEqual(['all', 15_000]);
+  });
+
+  it('accept api and worker on PostgreSQL and a shorter lease', () => {
+    const pg = { DATABASE_URL: 'postgres://u@db/satgate' };
+    expect(loadConfig({ ...pg, SATGATE_ROLE: 'api' }).role).toBe('api');
+    expect(loadConfig({ ...pg, SATGATE_ROLE: 'worker', SATGATE_LEASE_MS: '2000' })).toMatchObject({ role: 'worker', leaseMs: 2000 });
+  });
+
+  it('refuse api or worker on SQLite, an unknown role, and a lease below 300 ms', () => {
+    expect(configError({ SATGATE_ROLE: 'api' }).problems.join()).toMatch(/needs PostgreSQL/);
+    expect(configError({ DATABASE_URL: 'postgres://u@db/x', SATGATE_ROLE: 'leader' }).problems.join()).toMatch(/SATGATE_ROLE must be one of all, api, worker/);
+    expect(configError({ SATGATE_LEASE_MS: '100' }).problems.join()).toMatch(/SATGATE_LEASE_MS/);
+  });
+});
