@@ -90,6 +90,7 @@ export class SingletonRole {
     // The first round runs now, so a lone process starts like on SQLite: its work running when start() returns.
     await this.tick().catch((err: unknown) => this.opts.log.warn({ err: String(err) }, 'singleton lease round failed; will retry'));
     this.loop.start();
+    await this.transition;
   }
 
   /** Stops the work and gives the lease up so a follower takes over at once. */
@@ -142,10 +143,10 @@ export class SingletonRole {
       },
     };
     this.working = true;
+    // Not awaited: starting (a first rate refresh from slow providers) must not hold up the renewals.
     this.transition = runFenced(fence, () => this.opts.work.start()).catch((err: unknown) => {
       log.error({ err: String(err) }, 'singleton work failed to start');
     });
-    await this.transition;
   }
 
   /** Stops the work after the lease was lost; the loop then competes again as a follower. */
