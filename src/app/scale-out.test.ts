@@ -153,7 +153,7 @@ describe.skipIf(!PG_URL && process.env.CI !== 'true')('three satgate processes o
     up.add(stopped);
     const after = await eventually(async () => {
       const h = await health(stopped);
-      return h.state === 'lost' || h.state === 'follower' ? h : undefined;
+      return h.state === 'lost' && h.lost_at !== null ? h : undefined;
     }, 4 * LEASE_MS, 'the resumed process to see it lost the lease');
     expect(after.holder).toBe((await health(next)).process);
     expect(after.lost_at).not.toBeNull();

@@ -181,7 +181,8 @@ export class SingletonRole {
     const mine = valid && this.held !== null && row.holder === this.processId && row.token === this.held.token;
     return {
       ...base,
-      state: mine ? 'holder' : this.lostAt !== null ? 'lost' : 'follower',
+      // Still believing it holds a lease the row gives to another (paused, not yet noticed) is lost too.
+      state: mine ? 'holder' : this.lostAt !== null || this.held !== null ? 'lost' : 'follower',
       holder: valid ? row.holder : null,
       since: valid ? row.acquiredAt : null,
       leaseAgeMs: valid ? row.now - row.renewedAt : null,
