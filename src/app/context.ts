@@ -16,6 +16,7 @@ import type { RateHistory } from '../rates/rate-history.ts';
 import type { OutboxWorker } from '../notify/outbox-worker.ts';
 import type { Mailer } from '../notify/mailer.ts';
 import type { Payments } from '../payments/payments.ts';
+import type { Spending } from '../spending/spending.ts';
 
 /** Which local currencies the service can price in right now. */
 export interface CurrencyCatalog {
@@ -44,6 +45,8 @@ export interface AppContext {
   notify: { worker: OutboxWorker; mailer: Mailer };
   /** Payment API v1: OAuth clients, operations 26 to 29, the status machine, the hosted page's lookup. */
   payments: Payments;
+  /** Sending from service-held wallets: coin selection, signing, broadcast, fee bumps. */
+  spending: Spending;
   wallets: {
     repo: WalletRepository;
     notes: AddressNotes;

@@ -15,6 +15,7 @@ import { OutboxWorker } from '../notify/outbox-worker.ts';
 import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
+import { createSpending } from '../spending/spending.ts';
 import type { AppContext } from './context.ts';
 
 /** Options for building a context; tests pass their own clock, logger and chain endpoints. */
@@ -72,6 +73,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     repo,
     isSupportedCurrency: (code) => currencies.isSupported(code),
   });
+  const spending = createSpending({ db, chains, masterKey, clock, log, pollMs: config.pollMs, fallbackFeeRate: config.fallbackFeeRate });
   return {
     config,
     db,
@@ -88,6 +90,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     monitor: new WalletMonitor(repo, new AddressActivity(db), masterKey),
     notify: { worker, mailer },
     payments,
+    spending,
     wallets: {
       repo,
       notes: new AddressNotes(repo, clock),
@@ -104,8 +107,10 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       chains.start();
       worker.start();
       payments.machine.start();
+      spending.start();
     },
     stopBackground: async () => {
+      await spending.stop();
       await chains.stop();
       await payments.machine.stop();
       await worker.stop();
