@@ -18,6 +18,7 @@ import type { OutboxWorker } from '../notify/outbox-worker.ts';
 import type { Mailer } from '../notify/mailer.ts';
 import type { Payments } from '../payments/payments.ts';
 import type { Spending } from '../spending/spending.ts';
+import type { Dashboard } from '../dashboard/dashboard.ts';
 
 /** Everything the HTTP layer and background workers share: built once per process. */
 export interface AppContext {
@@ -40,6 +41,8 @@ export interface AppContext {
   payments: Payments;
   /** Sending from service-held wallets: coin selection, signing, broadcast, fee bumps. */
   spending: Spending;
+  /** The merchant dashboard: OTP login, sessions, profiles, accounts (operations 18 to 23). */
+  dashboard: Dashboard;
   wallets: {
     repo: WalletRepository;
     notes: AddressNotes;

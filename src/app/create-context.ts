@@ -16,6 +16,7 @@ import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
 import { createSpending } from '../spending/spending.ts';
+import { createDashboard } from '../dashboard/dashboard.ts';
 import type { AppContext } from './context.ts';
 
 /** Options for building a context; tests pass their own clock, logger and chain endpoints. */
@@ -91,6 +92,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     notify: { worker, mailer },
     payments,
     spending,
+    dashboard: createDashboard({ db, clock, log, masterKey }),
     wallets: {
       repo,
       notes: new AddressNotes(repo, clock),
