@@ -18,6 +18,7 @@ import type { OutboxWorker } from '../notify/outbox-worker.ts';
 import type { Mailer } from '../notify/mailer.ts';
 import type { Payments } from '../payments/payments.ts';
 import type { Spending } from '../spending/spending.ts';
+import type { Refunds } from '../refunds/refunds.ts';
 import type { Dashboard } from '../dashboard/dashboard.ts';
 
 /** Everything the HTTP layer and background workers share: built once per process. */
@@ -41,6 +42,8 @@ export interface AppContext {
   payments: Payments;
   /** Sending from service-held wallets: coin selection, signing, broadcast, fee bumps. */
   spending: Spending;
+  /** Refunds (operations 24 and 25), sent from service-held wallets or signed by watch-only wallets' owners. */
+  refunds: Refunds;
   /** The merchant dashboard: OTP login, sessions, profiles, accounts (operations 18 to 23). */
   dashboard: Dashboard;
   wallets: {

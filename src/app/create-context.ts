@@ -16,6 +16,8 @@ import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
 import { createSpending } from '../spending/spending.ts';
+import { createRefunds } from '../refunds/refunds.ts';
+import { profileWallets } from '../dashboard/accounts.ts';
 import { createDashboard } from '../dashboard/dashboard.ts';
 import type { AppContext } from './context.ts';
 
@@ -75,6 +77,18 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     isSupportedCurrency: (code) => currencies.isSupported(code),
   });
   const spending = createSpending({ db, chains, masterKey, clock, log, pollMs: config.pollMs, fallbackFeeRate: config.fallbackFeeRate });
+  const refunds = createRefunds({
+    db,
+    log,
+    clock,
+    masterKey,
+    chains,
+    spending,
+    profileWallets: (profileId, trx) => profileWallets(trx ?? db, profileId),
+    publicUrl: config.publicUrl,
+    feeCapSats: config.refundFeeCapSats,
+    pollMs: config.pollMs,
+  });
   return {
     config,
     db,
@@ -92,6 +106,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     notify: { worker, mailer },
     payments,
     spending,
+    refunds,
     dashboard: createDashboard({ db, clock, log, masterKey }),
     wallets: {
       repo,
@@ -110,8 +125,10 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       worker.start();
       payments.machine.start();
       spending.start();
+      refunds.start();
     },
     stopBackground: async () => {
+      await refunds.stop();
       await spending.stop();
       await chains.stop();
       await payments.machine.stop();

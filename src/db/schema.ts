@@ -323,6 +323,8 @@ export interface RefundsTable {
   credit_txid: string;
   amount_sats: bigint;
   token_hash: string;
+  /** The form token sealed with the master key, so an idempotent retry can answer the same URL. */
+  token_sealed: string;
   idempotency_key: string | null;
   payer_email: string | null;
   address: string | null;

@@ -82,6 +82,7 @@ export const spendingRefunds: SatgateMigration = {
       .addColumn('credit_txid', 'text', (c) => c.notNull())
       .addColumn('amount_sats', 'bigint', (c) => c.notNull())
       .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+      .addColumn('token_sealed', 'text', (c) => c.notNull())
       .addColumn('idempotency_key', 'text')
       .addColumn('payer_email', 'text')
       .addColumn('address', 'text')
