@@ -1,6 +1,6 @@
 /** Operation 25 and the refund page's data: the payer names the address, once. */
 import type { Db } from '../db/database.ts';
-import { lockWalletRow } from '../db/row-locks.ts';
+import { lockRow } from '../db/row-locks.ts';
 import { WalletApiError } from '../core/errors.ts';
 import { decodeAddressFor, InvalidAddressError } from '../bitcoin/address.ts';
 import type { Network } from '../bitcoin/networks.ts';
@@ -61,7 +61,7 @@ export async function setRefundAddress(db: Db, clock: () => number, token: unkno
   }
   if (found.amount_sats < dustThreshold(script)) throw new WalletApiError('201', 'Wrong or missing argument: the refund is too small to send to this kind of address');
   return db.kysely.transaction().execute(async (trx) => {
-    await lockWalletRow(trx, db.engine, wallet.id);
+    await lockRow(trx, db.engine, 'wallets', wallet.id);
     const refund = await trx.selectFrom('refunds').selectAll().where('id', '=', found.id).executeTakeFirstOrThrow();
     if (refund.address !== null) throw new WalletApiError('201', 'Wrong or missing argument: the refund address is already set and cannot be changed');
     const updated = await trx

@@ -2,7 +2,7 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
-import { lockWalletRow } from '../db/row-locks.ts';
+import { lockRow } from '../db/row-locks.ts';
 import { WalletApiError } from '../core/errors.ts';
 import { btcFromSats, satsFromBtc } from '../money/money.ts';
 import { hashToken, newToken } from '../security/tokens.ts';
@@ -76,7 +76,7 @@ export async function requestRefund(
     const walletId = credits[0]!.wallet_id;
     const mine = credits.filter((c) => c.wallet_id === walletId);
     if (mine.some((c) => c.state !== 'block')) throw new WalletApiError('201', 'Wrong or missing argument: this payment is not confirmed yet; ask for the refund once it is');
-    await lockWalletRow(trx, deps.db.engine, walletId);
+    await lockRow(trx, deps.db.engine, 'wallets', walletId);
     if (idempotencyKey !== undefined) {
       const again = await findByKey(trx, profileId, txid, idempotencyKey);
       if (again) return againOrConflict(again, amount, deps.masterKey, form);

@@ -67,7 +67,7 @@ describe.each(testEngines())('refunds from a service-held wallet on %s', (engine
     expect(list.json().refunds[0]).toMatchObject({ refund_amount: '0.001', refund_addr: to, status: 'Processing', state: 'confirmed', tx_id: txid, confirmations: 1, refunded_tx_id: payment.txid });
 
     // The wallet's transaction list shows the debit and the change credit, and the balance agrees with the node.
-    const txs = (await t.ctx.monitor.walletTransactions(wallet.pub)).filter((x) => x.txid === txid);
+    const txs = (await t.ctx.wallets.monitor.walletTransactions(wallet.pub)).filter((x) => x.txid === txid);
     expect(txs.some((x) => x.debit === 1)).toBe(true);
     expect(txs.some((x) => x.debit === 0)).toBe(true);
     const sats = (v: string) => (v.startsWith('-') ? -satsFromBtc(v.slice(1)) : satsFromBtc(v));

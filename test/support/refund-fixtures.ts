@@ -25,7 +25,7 @@ export async function payWallet(ctx: AppContext, node: RegtestNode, wallet: Wall
   const outs = [];
   const addresses = [];
   for (const amount of amounts) {
-    const row = await ctx.db.kysely.transaction().execute((trx) => ctx.issuer.issueForPayment(trx, wallet, Date.now()));
+    const row = await ctx.db.kysely.transaction().execute((trx) => ctx.wallets.issuer.issueForPayment(trx, wallet, Date.now()));
     ctx.chains.watch('test', Buffer.from(row.script_hex, 'hex'), { addressId: row.id, walletId: wallet.id });
     outs.push({ script: Buffer.from(row.script_hex, 'hex'), amount });
     addresses.push(row.address);
