@@ -106,16 +106,20 @@ export interface SignedTransaction {
 /** Reads a signed PSBT (base64 or hex) or a raw transaction (hex), finalising the PSBT; refuses anything unsigned. */
 export function readSignedTransaction(text: string): SignedTransaction {
   const trimmed = text.trim();
-  let tx: Transaction;
   try {
-    if (/^cHNidP/.test(trimmed)) tx = finalized(Transaction.fromPSBT(base64.decode(trimmed), { allowLegacyWitnessUtxo: true }));
-    else if (/^70736274ff/i.test(trimmed)) tx = finalized(Transaction.fromPSBT(Buffer.from(trimmed, 'hex'), { allowLegacyWitnessUtxo: true }));
-    else if (/^([0-9a-f]{2})+$/i.test(trimmed)) tx = Transaction.fromRaw(Buffer.from(trimmed, 'hex'), { allowUnknownOutputs: true });
-    else throw new SpendRefusedError('expected a signed PSBT (base64 or hex) or a raw transaction (hex)');
+    if (/^cHNidP/.test(trimmed)) return describe(finalized(Transaction.fromPSBT(base64.decode(trimmed), { allowLegacyWitnessUtxo: true })).extract());
+    if (/^70736274ff/i.test(trimmed)) return describe(finalized(Transaction.fromPSBT(Buffer.from(trimmed, 'hex'), { allowLegacyWitnessUtxo: true })).extract());
+    if (/^([0-9a-f]{2})+$/i.test(trimmed)) return describe(Buffer.from(trimmed, 'hex'));
   } catch (err) {
     if (err instanceof SpendRefusedError) throw err;
     throw new SpendRefusedError(`the transaction cannot be read: ${(err as Error).message}`);
   }
+  throw new SpendRefusedError('expected a signed PSBT (base64 or hex) or a raw transaction (hex)');
+}
+
+/** Reads a serialized transaction; every input must carry a signature (scriptSig or witness). */
+function describe(raw: Uint8Array): SignedTransaction {
+  const tx = Transaction.fromRaw(raw, { allowUnknownOutputs: true, allowUnknownInputs: true });
   const inputs = [];
   for (let i = 0; i < tx.inputsLength; i++) {
     const input = tx.getInput(i);
@@ -128,10 +132,7 @@ export function readSignedTransaction(text: string): SignedTransaction {
     const o = tx.getOutput(i);
     outputs.push({ script: o.script!, amount: o.amount! });
   }
-  const raw = tx.extract();
-  const hex = Buffer.from(raw).toString('hex');
-  const parsed = Transaction.fromRaw(raw, { allowUnknownOutputs: true });
-  return { txid: parsed.id, hex, vsize: parsed.vsize, inputs, outputs };
+  return { txid: tx.id, hex: Buffer.from(raw).toString('hex'), vsize: tx.vsize, inputs, outputs };
 }
 
 function finalized(tx: Transaction): Transaction {
