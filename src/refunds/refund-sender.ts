@@ -75,12 +75,13 @@ export class RefundSender {
       await this.send(walletId, due);
     } catch (err) {
       if (!(err instanceof InsufficientFundsError) || due.length === 1) return this.note(due.map((d) => d.id), err as Error);
-      // The batch is too large for the funds: send those that fit, one by one, oldest first.
-      for (const one of due) {
+      // The batch is too large for the funds: send those that fit, one by one, oldest first, until one does not.
+      for (const [i, one] of due.entries()) {
         try {
           await this.send(walletId, [one]);
         } catch (e) {
-          await this.note([one.id], e as Error);
+          await this.note(due.slice(i).map((d) => d.id), e as Error);
+          return;
         }
       }
     }
