@@ -40,13 +40,13 @@ afterAll(async () => {
 
 describe('the refund page', () => {
   it('takes the payer’s address on a phone, refuses a mainnet one, and the refund is sent and confirmed', async () => {
-    const added = await (await fetch(`${origin}/add_pub`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pub: 'new_wallet', currency: 'testBTC', account_name: SITE_NAME }) })).json();
+    const added = await (await fetch(`${origin}/add_pub`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pub: 'new_wallet', currency: 'testBTC', account_name: SITE_NAME }) })).json() as Record<string, any>;
     const wallet = (await t.ctx.wallets.repo.findByApiId(added.api_id))!;
     const token = await sessionOwning(t.ctx, 'page@example.test', [wallet.id]);
     await t.ctx.chains.pollNow();
     const first = await payWallet(t.ctx, node, wallet, [250_000n]);
     await payWallet(t.ctx, node, wallet, [120_000n]);
-    const requested = await (await fetch(`${origin}/refund_request`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ auth_token: token, tx_id: first.txid, refund_amount: '0.0008' }) })).json();
+    const requested = await (await fetch(`${origin}/refund_request`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ auth_token: token, tx_id: first.txid, refund_amount: '0.0008' }) })).json() as Record<string, any>;
     const url = requested.refund.refund_form_url as string;
     expect(url.startsWith(`${origin}/refund/`)).toBe(true);
 
@@ -63,7 +63,7 @@ describe('the refund page', () => {
 
     await page.fill('#refund-addr', 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
     await page.click('#refund-submit');
-    await page.waitForFunction(() => (document.getElementById('form-error')?.textContent ?? '') !== '');
+    await page.waitForSelector('#form-error:not(:empty)');
     expect(await page.textContent('#form-error')).toContain('not a valid regtest address');
 
     const to = addressForPublicKey(secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true), 'p2wpkh', 'regtest');
@@ -90,7 +90,7 @@ describe('the refund page', () => {
     expect(spend.fee_sats).toBe(4n * spend.vsize);
     const tx = Transaction.fromRaw((await node.rpc.getRawTransaction(txid))!);
     expect(tx.getOutput(0).amount).toBe(80_000n);
-    const list = await (await fetch(`${origin}/refunds`, { headers: { authorization: token } })).json();
+    const list = (await (await fetch(`${origin}/refunds`, { headers: { authorization: token } })).json()) as Record<string, any>;
     expect(list.refunds[0]).toMatchObject({ tx_id: txid, confirmations: 1, state: 'confirmed' });
     expect(watch.dialogs).toEqual([]);
     // The one console error is Chromium reporting the 400 answer to the refused mainnet address.
