@@ -339,8 +339,8 @@ export interface RefundsTable {
 export interface RefundTransitionsTable {
   id: Generated<bigint>;
   refund_id: bigint;
-  from_state: string | null;
-  to_state: string;
+  from_status: string | null;
+  to_status: string;
   cause: string;
   at: bigint;
 }

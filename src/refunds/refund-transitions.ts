@@ -1,10 +1,11 @@
 /**
- * The one place a refund changes state (DESIGN.md section 8): stores the transition and queues its
- * notifications in the caller's transaction, so they exist exactly when the change committed.
+ * The one place a refund changes state: checks the move against the refund state machine, then stores it
+ * and queues its notifications through the shared transition function (notify/status-transition.ts).
  */
 import type { Selectable, Transaction } from 'kysely';
 import type { Database, RefundsTable } from '../db/schema.ts';
-import { enqueueNotifications, type OutboxEntry } from '../notify/outbox.ts';
+import type { OutboxEntry } from '../notify/outbox.ts';
+import { recordTransition } from '../notify/status-transition.ts';
 import { btcFromSats } from '../money/money.ts';
 
 type Trx = Transaction<Database>;
@@ -55,10 +56,6 @@ export async function transitionRefund(trx: Trx, refund: RefundRow, to: RefundSt
     .where('id', '=', refund.id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('refund_transitions')
-    .values({ refund_id: refund.id, from_state: creation ? null : refund.state, to_state: to, cause, at: BigInt(now) })
-    .execute();
   const wallet = await trx.selectFrom('wallets').select(['api_id', 'return_url', 'notification_email']).where('id', '=', refund.wallet_id).executeTakeFirstOrThrow();
   const event = {
     event: 'refund',
@@ -83,6 +80,6 @@ export async function transitionRefund(trx: Trx, refund: RefundRow, to: RefundSt
   if (refund.payer_email && cause === 'broadcast') {
     entries.push({ kind: 'email', target: refund.payer_email, payload: { ...event, audience: 'payer' }, walletId: refund.wallet_id, paymentId: null });
   }
-  await enqueueNotifications(trx, entries, now);
+  await recordTransition(trx, { table: 'refund_transitions', recordId: refund.id, from: creation ? null : refund.state, to, cause, at: now }, entries);
   return updated;
 }
