@@ -57,7 +57,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
   const isSupportedCurrency = (code: string) => currencies.isSupported(code);
   const wallets = createWallets({ config, db, clock, log, masterKey, rates: rateService.rates, chains, isSupportedCurrency });
   const mailer = new Mailer(config.smtpUrl, config.dataDir, config.mailFrom, log);
-  const worker = new OutboxWorker({ db, clock, log, mailer, webhooks: new WebhookSender(db, masterKey, config.allowPrivateWebhooks) });
+  const worker = new OutboxWorker({ db, clock, log, mailer, masterKey, webhooks: new WebhookSender(db, masterKey, config.allowPrivateWebhooks) });
   health.register('mail', () => ({ ok: true, delivery: mailer.describe() }));
   const payments = createPayments({
     config,
@@ -98,8 +98,15 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     payments,
     spending,
     refunds,
-    dashboard: createDashboard({ db, clock, log, masterKey }),
     wallets,
+    dashboard: createDashboard({
+      db,
+      clock,
+      log,
+      masterKey,
+      publicUrl: config.publicUrl,
+      walletTransactions: (pub) => wallets.monitor.walletTransactions(pub),
+    }),
     start: async () => {
       await rateService.start();
       chains.start();

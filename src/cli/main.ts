@@ -6,8 +6,9 @@ import { webhookCommands } from './commands/webhook-commands.ts';
 import { devCommands } from './commands/dev-commands.ts';
 import { paymentCommands } from './commands/payment-commands.ts';
 import { spendCommands } from './commands/spend-commands.ts';
+import { dashboardCommands } from './commands/dashboard-commands.ts';
 
-const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...spendCommands, ...devCommands];
+const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...spendCommands, ...devCommands];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));

@@ -1,7 +1,9 @@
 import type { Kysely, Transaction, Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database, WalletsTable } from '../db/schema.ts';
+import { WalletApiError } from '../core/errors.ts';
 import { recordAudit } from './audit.ts';
+import { ensureProfile, loginEmail } from './profiles.ts';
 
 type WalletRow = Selectable<WalletsTable>;
 
@@ -102,4 +104,21 @@ export async function associateByEmail(
     }
   });
   return { associated, refused };
+}
+
+/**
+ * `satgate wallet associate <api_id> <email>`: the operator vouches that the e-mail's owner owns the wallet.
+ * Creates the profile when the e-mail has none yet (its owner then logs in with send_otp). 201 for an
+ * unknown API ID, 308 for a malformed e-mail.
+ */
+export async function associateByOperator(db: Db, apiId: string, emailText: string, now: number): Promise<{ created: boolean; profileCreated: boolean }> {
+  const email = loginEmail(emailText);
+  return db.kysely.transaction().execute(async (trx) => {
+    const wallet = await trx.selectFrom('wallets').select(['id', 'api_id']).where('api_id', '=', apiId).executeTakeFirst();
+    if (!wallet) throw new WalletApiError('201', `no wallet with api_id ${apiId}`);
+    const { profile, created: profileCreated } = await ensureProfile(trx, email, now);
+    const created = await associate(trx, profile.id, wallet.id, 'operator', now);
+    if (created) await recordAudit(trx, { action: 'wallet_associated', profileId: profile.id, email, ip: null, detail: { api_id: apiId, via: 'operator' } }, now);
+    return { created, profileCreated };
+  });
 }

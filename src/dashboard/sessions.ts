@@ -3,28 +3,13 @@ import type { Db } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import type { Clock } from '../core/clock.ts';
 import { hashToken, newToken } from '../security/tokens.ts';
+import type { DashboardSession, SessionCheck, SessionVerifier } from '../http/dashboard-auth.ts';
+
+export type { DashboardSession, SessionCheck, SessionVerifier };
 
 /** Default session lifetime (INTERFACE.md section 8) and the longest one a caller may ask for (DESIGN.md 9). */
 export const DEFAULT_SESSION_SECONDS = 7200;
 export const MAX_SESSION_SECONDS = 30 * 86_400;
-
-/** An authenticated dashboard caller. */
-export interface DashboardSession {
-  sessionId: bigint;
-  profileId: bigint;
-  email: string;
-  /** The token the caller presented (echoed as `auth_token` by get_accounts and op 23; never stored). */
-  token: string;
-  expiresAt: number;
-}
-
-/** What checking a presented token found: a live session, or the interface code to answer. */
-export type SessionCheck = { ok: true; session: DashboardSession } | { ok: false; code: '303' | '304' };
-
-/** Checks presented tokens; the dashboard authentication hook in `http/` depends only on this. */
-export interface SessionVerifier {
-  verify(token: string): Promise<SessionCheck>;
-}
 
 /**
  * Dashboard sessions: opaque 32-byte tokens, stored only as their SHA-256 (a token has full entropy, so a
@@ -40,6 +25,14 @@ export class Sessions implements SessionVerifier {
   async open(trx: Transaction<Database>, profileId: bigint, seconds: number, ip: string | null): Promise<{ token: string; expiresAt: number }> {
     const token = newToken(32);
     const now = this.clock();
+    // The profile's sessions that ended or expired over a day ago are of no use to anyone: drop them here,
+    // where the profile's rows are touched anyway, rather than in a sweeper of its own.
+    const stale = BigInt(now - 86_400_000);
+    await trx
+      .deleteFrom('dashboard_sessions')
+      .where('profile_id', '=', profileId)
+      .where((eb) => eb.or([eb('expires_at', '<', stale), eb('ended_at', '<', stale)]))
+      .execute();
     const expiresAt = now + seconds * 1000;
     await trx
       .insertInto('dashboard_sessions')

@@ -24,7 +24,7 @@ describe.each(testEngines())('the dashboard authentication hook on %s', (engine)
     ({ token } = await testDb.db.kysely.transaction().execute((trx) => sessions.open(trx, profile.id, 7200, '127.0.0.1')));
     sessionId = (await testDb.db.kysely.selectFrom('dashboard_sessions').select('id').executeTakeFirstOrThrow()).id;
     app = Fastify();
-    installErrorHandling(app, { publicUrl: 'http://localhost' });
+    installErrorHandling(app, { publicUrl: 'http://127.0.0.1:8080' });
     await app.register(async (scope) => {
       scope.addHook('preValidation', dashboardAuth(scope, sessions));
       scope.get('/whoami', async (request) => ({ email: requireDashboardSession(request).email }));
@@ -33,6 +33,11 @@ describe.each(testEngines())('the dashboard authentication hook on %s', (engine)
         await sessions.end(requireDashboardSession(request).sessionId);
         return { ok: true };
       });
+    });
+    await app.register(async (scope) => {
+      const fromCookie = (request: { headers: Record<string, unknown> }) => /(?:^|; )sid=([^;]+)/.exec(String(request.headers.cookie ?? ''))?.[1] ?? null;
+      scope.addHook('preValidation', dashboardAuth(scope, sessions, { fallbackToken: fromCookie }));
+      scope.get('/cookie', async (request) => ({ email: requireDashboardSession(request).email }));
     });
     await app.register(async (scope) => {
       scope.addHook('preValidation', dashboardAuth(scope, sessions, { optional: true }));
@@ -71,6 +76,23 @@ describe.each(testEngines())('the dashboard authentication hook on %s', (engine)
     const ended = await get('/whoami', { authorization: token });
     expect(ended.json().return).toBe('303');
     expect(sessionId).toBeTypeOf('bigint');
+  });
+
+  it('takes the token from a fallback source (a cookie) when the header and body carry none', async () => {
+    expect((await get('/cookie', { cookie: `theme=dark; sid=${token}` })).json()).toEqual({ email: 'merchant@shop.example' });
+    expect((await get('/cookie', { cookie: 'sid=wrong' })).json().return).toBe('303');
+    expect((await get('/cookie')).json().return).toBe('302');
+  });
+
+  it("opening a session drops the profile's sessions that ended or expired over a day ago", async () => {
+    const sessions = new Sessions(testDb.db, () => now);
+    const profileId = (await testDb.db.kysely.selectFrom('profiles').select('id').executeTakeFirstOrThrow()).id;
+    now += 7200 * 1000 + 86_400_000 + 1;
+    const { token: fresh } = await testDb.db.kysely.transaction().execute((trx) => sessions.open(trx, profileId, 60, null));
+    const rows = await testDb.db.kysely.selectFrom('dashboard_sessions').select('id').execute();
+    expect(rows.map((r) => r.id)).not.toContain(sessionId);
+    expect(rows).toHaveLength(1);
+    expect((await get('/whoami', { authorization: fresh })).statusCode).toBe(200);
   });
 
   it('refuses a non-string auth_token and two different tokens', async () => {

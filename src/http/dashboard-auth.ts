@@ -2,7 +2,24 @@
 // that finds the token, checks it, and puts the caller on the request. Routes never read the header.
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import { WalletApiError } from '../core/errors.ts';
-import type { DashboardSession, SessionVerifier } from '../dashboard/sessions.ts';
+
+/** An authenticated dashboard caller. */
+export interface DashboardSession {
+  sessionId: bigint;
+  profileId: bigint;
+  email: string;
+  /** The token the caller presented (echoed as `auth_token` by get_accounts and op 23; never stored). */
+  token: string;
+  expiresAt: number;
+}
+
+/** What checking a presented token found: a live session, or the interface code to answer. */
+export type SessionCheck = { ok: true; session: DashboardSession } | { ok: false; code: '303' | '304' };
+
+/** Checks presented tokens; `dashboard/sessions.ts` implements it over the sessions table. */
+export interface SessionVerifier {
+  verify(token: string): Promise<SessionCheck>;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,6 +37,8 @@ export interface DashboardAuthOptions {
    * route then calls requireDashboardSession when it needs a caller (GET /tx/:value serves op 5 without one).
    */
   optional?: boolean;
+  /** Another place a token may come from when the header and body have none (the console's session cookie). */
+  fallbackToken?: (request: FastifyRequest) => string | null;
 }
 
 /**
@@ -31,7 +50,7 @@ export function dashboardAuth(scope: FastifyInstance, verifier: SessionVerifier,
   if (!scope.hasRequestDecorator('dashboardSession')) scope.decorateRequest('dashboardSession', null);
   if (!scope.hasRequestDecorator('dashboardAuthFailure')) scope.decorateRequest('dashboardAuthFailure', null);
   return async (request) => {
-    const token = presentedToken(request);
+    const token = presentedToken(request) ?? opts.fallbackToken?.(request) ?? null;
     if (token === null) {
       if (opts.optional) return;
       throw new WalletApiError('302', 'Token required: send the token from /check_otp in the Authorization header');
