@@ -14,6 +14,7 @@ import type { ScriptType } from '../bitcoin/script-type.ts';
 import { btcFromSats } from '../money/money.ts';
 import type { WalletRow } from '../wallets/wallet-repository.ts';
 import type { ChainService } from '../chain/chain-service.ts';
+import { RpcError } from '../chain/rpc-client.ts';
 import { selectCoins } from '../spending/coin-selection.ts';
 import { InsufficientFundsError, SpendRefusedError } from '../spending/spending-errors.ts';
 import { buildWatchOnlyPsbt, readSignedTransaction } from '../spending/psbt.ts';
@@ -144,6 +145,9 @@ export async function submitSignedRefund(deps: WatchOnlyDeps, wallet: WalletRow,
   if (fee * 100n > refundTotal * 5n) refuse(`the fee of ${btcFromSats(fee)} BTC is more than 5% of the refunds it pays (${btcFromSats(refundTotal)} BTC)`);
   if (fee > deps.feeCapSats) refuse(`the fee of ${btcFromSats(fee)} BTC is above the configured cap of ${btcFromSats(deps.feeCapSats)} BTC`);
 
+  const rejected = await mempoolRejects(deps, wallet.mode, signed.hex);
+  if (rejected) refuse(`the node refuses this transaction: ${rejected}`);
+
   const ids = paid.map((r) => r.id);
   const record = await deps.spending.recordExternal(
     {
@@ -192,6 +196,22 @@ export async function submitSignedRefund(deps: WatchOnlyDeps, wallet: WalletRow,
     },
   );
   return { tx_id: record.txid, refunds: ids.map(String), fee: btcFromSats(fee) };
+}
+
+/**
+ * Asks the node whether it would accept the transaction (Bitcoin Core's `testmempoolaccept`: a bad signature
+ * is refused here, before anything is recorded). Nodes without the call (bcoin) are asked nothing: the
+ * broadcaster then retries, and the operator sees the node's reason in `satgate spend list`.
+ */
+async function mempoolRejects(deps: WatchOnlyDeps, mode: string, hex: string): Promise<string | undefined> {
+  const rpc = deps.chains.forMode(mode as 'live' | 'test').rpc;
+  try {
+    const [result] = await rpc.call<{ allowed?: boolean; 'reject-reason'?: string }[]>('testmempoolaccept', [[hex]]);
+    return result && result.allowed === false ? (result['reject-reason'] ?? 'rejected') : undefined;
+  } catch (err) {
+    if (err instanceof RpcError) return undefined; // the node lacks the call (bcoin: "Method not found")
+    throw err;
+  }
 }
 
 /** The change index j (child 1/j) whose script this is, looking a little past the next unused index; -1 if none. */
