@@ -28,6 +28,8 @@ export interface WalletsTable {
   registration_email: string | null;
   created_at: bigint;
   updated_at: bigint;
+  /** `[fingerprint/path]` of the key below its master, when the operator gave it (PSBT key origins). */
+  key_origin?: string | null;
 }
 
 export interface AddressesTable {
