@@ -13,8 +13,9 @@ import { createPayments } from '../payments/payments.ts';
 import { createSpending } from '../spending/spending.ts';
 import { createRefunds } from '../refunds/refunds.ts';
 import { profileWallets } from '../dashboard/accounts.ts';
-import { createDashboard } from '../dashboard/dashboard.ts';
+import { createForms } from '../forms/forms.ts';
 import { createWallets } from '../wallets/wallets.ts';
+import { createDashboard } from '../dashboard/dashboard.ts';
 import type { AppContext } from './context.ts';
 
 /** Options for building a context; tests pass their own clock, logger and chain endpoints. */
@@ -83,6 +84,18 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     feeCapSats: config.refundFeeCapSats,
     pollMs: config.pollMs,
   });
+  const forms = createForms({
+    config,
+    db,
+    clock,
+    log,
+    masterKey,
+    rates: rateService.rates,
+    chains,
+    issuer: wallets.issuer,
+    repo: wallets.repo,
+    isSupportedCurrency,
+  });
   return {
     config,
     db,
@@ -98,6 +111,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     payments,
     spending,
     refunds,
+    forms,
     wallets,
     dashboard: createDashboard({
       db,
@@ -114,12 +128,14 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       payments.machine.start();
       spending.start();
       refunds.start();
+      forms.tracker.start();
     },
     stopBackground: async () => {
       await refunds.stop();
       await spending.stop();
       await chains.stop();
       await payments.machine.stop();
+      await forms.tracker.stop();
       await worker.stop();
       await rateService.stop();
     },
