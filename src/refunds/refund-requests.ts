@@ -118,7 +118,7 @@ export async function requestRefund(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await transitionRefund(trx, row, 'awaiting_address', 'requested', now, { formUrl: form(token).refund_form_url });
+    await transitionRefund(trx, row, 'awaiting_address', 'requested', now, { formUrl: form(token).refund_form_url, masterKey: deps.masterKey });
     return form(token);
   });
 }

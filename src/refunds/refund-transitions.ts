@@ -7,6 +7,9 @@ import type { Database, RefundsTable } from '../db/schema.ts';
 import type { OutboxEntry } from '../notify/outbox.ts';
 import { recordTransition } from '../notify/status-transition.ts';
 import { btcFromSats } from '../money/money.ts';
+import { sealedMailPayload } from '../notify/sealed-mail.ts';
+import { renderRefundMail } from '../notify/refund-mail.ts';
+import type { MasterKey } from '../security/master-key.ts';
 
 type Trx = Transaction<Database>;
 
@@ -34,8 +37,9 @@ const ALLOWED: Record<string, RefundState[]> = {
 
 /** Extra facts the notifications carry. */
 export interface TransitionFacts {
-  /** The refund form URL (only for the payer's first mail). */
+  /** The refund form URL (only for the payer's first mail) and the key that seals that mail: the URL is a bearer credential. */
   formUrl?: string;
+  masterKey?: MasterKey;
   refundTxid?: string | null;
 }
 
@@ -75,7 +79,10 @@ export async function transitionRefund(trx: Trx, refund: RefundRow, to: RefundSt
     if (wallet.notification_email) entries.push({ kind: 'email', target: wallet.notification_email, payload: event, walletId: refund.wallet_id, paymentId: null });
   }
   if (refund.payer_email && cause === 'requested' && facts.formUrl) {
-    entries.push({ kind: 'email', target: refund.payer_email, payload: { ...event, audience: 'payer', refund_form_url: facts.formUrl }, walletId: refund.wallet_id, paymentId: null });
+    // Whoever holds the link chooses where the refund goes, so the outbox row keeps the mail sealed, never the link in clear.
+    if (!facts.masterKey) throw new Error(`refund ${refund.id}: the payer's link mail needs the master key to seal it`);
+    const message = renderRefundMail({ ...event, audience: 'payer', refund_form_url: facts.formUrl });
+    entries.push({ kind: 'email', target: refund.payer_email, payload: { ...sealedMailPayload(facts.masterKey, 'refund', message), refund_event: cause, refund_id: event.refund_id }, walletId: refund.wallet_id, paymentId: null });
   }
   if (refund.payer_email && cause === 'broadcast') {
     entries.push({ kind: 'email', target: refund.payer_email, payload: { ...event, audience: 'payer' }, walletId: refund.wallet_id, paymentId: null });
