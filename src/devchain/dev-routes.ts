@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { decodeAddressFor, InvalidAddressError } from '../bitcoin/address.ts';
-import { satsFromBtc } from '../rates/money.ts';
+import { satsFromBtc } from '../money/money.ts';
 import { WalletApiError } from '../core/errors.ts';
 import { ok } from '../http/envelope.ts';
 import type { AppContext } from '../app/context.ts';

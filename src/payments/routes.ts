@@ -2,8 +2,8 @@
 // problem details (the central handler writes them for every ProblemError and validation failure).
 import type { FastifyInstance } from 'fastify';
 import { ProblemError } from '../core/errors.ts';
-import type { JsonValue } from '../rates/exact-json.ts';
-import { useExactJsonBodies } from './exact-body.ts';
+import type { JsonValue } from '../money/exact-json.ts';
+import { useExactJsonBodies } from '../http/exact-json-body.ts';
 import type { OAuthClients } from './oauth.ts';
 import type { PaymentService } from './payment-service.ts';
 import { QR_DEFAULT_WIDTH, QR_MAX_WIDTH, QR_MIN_WIDTH } from './qr-code.ts';

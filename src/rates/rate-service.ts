@@ -8,7 +8,7 @@ import { ServiceUnavailableError, WalletApiError } from '../core/errors.ts';
 import type { CurrencyCatalog } from '../app/context.ts';
 import type { HealthReport } from '../http/health.ts';
 import { collectRates } from './aggregate.ts';
-import { isIso4217 } from './currencies.ts';
+import { isIso4217 } from '../money/currencies.ts';
 import { createRateSources, type ProviderName, type RateSources } from './providers/registry.ts';
 import { RateHistory } from './rate-history.ts';
 import { RateStore, type RateRecord, type RecordSources } from './rate-store.ts';

@@ -4,9 +4,9 @@ import type { AppContext } from '../app/context.ts';
 import { isoUtc } from '../core/clock.ts';
 import { ServiceUnavailableError, WalletApiError } from '../core/errors.ts';
 import { ok } from '../http/envelope.ts';
-import { isIso4217 } from './currencies.ts';
-import { compareDecimals, isDecimal } from './decimal.ts';
-import { ConversionError, convertAmount } from './money.ts';
+import { isIso4217 } from '../money/currencies.ts';
+import { compareDecimals, isDecimal } from '../money/decimal.ts';
+import { ConversionError, convertAmount } from '../money/money.ts';
 import { parseHistoryDate } from './rate-history.ts';
 
 const Envelope = { return: Type.String(), status: Type.String() };
