@@ -12,7 +12,7 @@ export function useExactJsonBodies(app: FastifyInstance, bodyLimit: number): voi
       done(null, parseExactJson(String(body)));
     } catch (err) {
       const detail = err instanceof JsonSyntaxError ? `The body is not valid JSON: ${err.message}.` : 'The body is not valid JSON.';
-      done(new ProblemError(400, 'Bad Request', detail), undefined);
+      done(new ProblemError('malformed-body', detail), undefined);
     }
   });
 }

@@ -5,7 +5,7 @@ import type { Config } from '../config/config.ts';
 import type { Db } from '../db/database.ts';
 import { isoUtc, type Clock } from '../core/clock.ts';
 import { ServiceUnavailableError, WalletApiError } from '../core/errors.ts';
-import type { CurrencyCatalog } from '../app/context.ts';
+import type { CurrencyCatalog } from './currency-catalog.ts';
 import type { HealthReport } from '../http/health.ts';
 import { collectRates } from './aggregate.ts';
 import { isIso4217 } from '../money/currencies.ts';
