@@ -14,6 +14,8 @@ import type { DevChain } from '../devchain/dev-chain.ts';
 import { oauthRoutes } from '../payments/oauth-routes.ts';
 import { paymentRoutes } from '../payments/routes.ts';
 import { pageRoutes } from '../pages/routes.ts';
+import { partnerRoutes } from '../partners/routes.ts';
+import { withdrawalRoutes } from '../withdrawals/routes.ts';
 
 /** Largest JSON body accepted (DESIGN.md section 7). */
 export const BODY_LIMIT = 1024 * 1024;
@@ -79,6 +81,8 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await app.register(async (scope) => paymentRoutes(scope, ctx.payments));
   await app.register(async (scope) => pageRoutes(scope, ctx));
   await app.register(async (scope) => rateRoutes(scope, ctx));
+  await app.register(async (scope) => partnerRoutes(scope, ctx.partners));
+  await app.register(async (scope) => withdrawalRoutes(scope, { ...ctx.partners, onConfirmed: ctx.partners.kick }));
   const devChain = opts.devChain;
   if (devChain) {
     const { devRoutes } = await import('./dev-routes.ts');

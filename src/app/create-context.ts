@@ -15,6 +15,7 @@ import { OutboxWorker } from '../notify/outbox-worker.ts';
 import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
+import { createPartners } from '../partners/partners.ts';
 import type { AppContext } from './context.ts';
 
 /** Options for building a context; tests pass their own clock, logger and chain endpoints. */
@@ -72,6 +73,17 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     repo,
     isSupportedCurrency: (code) => currencies.isSupported(code),
   });
+  const partners = createPartners({
+    db,
+    clock,
+    log,
+    masterKey,
+    rates: rateService.rates,
+    chains,
+    testNetwork: config.testNetwork,
+    allowPrivateWebhooks: config.allowPrivateWebhooks,
+    isSupportedCurrency: (code) => currencies.isSupported(code),
+  });
   return {
     config,
     db,
@@ -88,6 +100,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     monitor: new WalletMonitor(repo, new AddressActivity(db), masterKey),
     notify: { worker, mailer },
     payments,
+    partners,
     wallets: {
       repo,
       notes: new AddressNotes(repo, clock),
@@ -104,9 +117,11 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       chains.start();
       worker.start();
       payments.machine.start();
+      partners.start();
     },
     stopBackground: async () => {
       await chains.stop();
+      await partners.stop();
       await payments.machine.stop();
       await worker.stop();
       await rateService.stop();
