@@ -17,6 +17,7 @@ import type { RateHistory } from '../rates/rate-history.ts';
 import type { OutboxWorker } from '../notify/outbox-worker.ts';
 import type { Mailer } from '../notify/mailer.ts';
 import type { Payments } from '../payments/payments.ts';
+import type { Spending } from '../spending/spending.ts';
 import type { Partners } from '../partners/partners.ts';
 
 /** Everything the HTTP layer and background workers share: built once per process. */
@@ -38,6 +39,8 @@ export interface AppContext {
   notify: { worker: OutboxWorker; mailer: Mailer };
   /** Payment API v1: OAuth clients, operations 26 to 29, the status machine, the hosted page's lookup. */
   payments: Payments;
+  /** Sending from service-held wallets: coin selection, signing, broadcast, fee bumps. */
+  spending: Spending;
   /** Partner keys, partner merchant wallets, KYC and withdrawals. */
   partners: Partners;
   wallets: {

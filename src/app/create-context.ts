@@ -15,6 +15,7 @@ import { OutboxWorker } from '../notify/outbox-worker.ts';
 import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
+import { createSpending } from '../spending/spending.ts';
 import { createPartners } from '../partners/partners.ts';
 import type { AppContext } from './context.ts';
 
@@ -73,6 +74,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     repo,
     isSupportedCurrency: (code) => currencies.isSupported(code),
   });
+  const spending = createSpending({ db, chains, masterKey, clock, log, pollMs: config.pollMs, fallbackFeeRate: config.fallbackFeeRate });
   const partners = createPartners({
     db,
     clock,
@@ -100,6 +102,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     monitor: new WalletMonitor(repo, new AddressActivity(db), masterKey),
     notify: { worker, mailer },
     payments,
+    spending,
     partners,
     wallets: {
       repo,
@@ -117,9 +120,11 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       chains.start();
       worker.start();
       payments.machine.start();
+      spending.start();
       partners.start();
     },
     stopBackground: async () => {
+      await spending.stop();
       await chains.stop();
       await partners.stop();
       await payments.machine.stop();

@@ -5,7 +5,18 @@ import { chain } from './0003-chain.ts';
 import { payments } from './0004-payments.ts';
 import { paymentOutputRates } from './0005-payment-output-rates.ts';
 import { fundedAddressIndex } from './0006-funded-address-index.ts';
+import { spendingRefunds } from './0011-spending-refunds.ts';
+
 import { partners } from './0012-partners.ts';
 
 /** Every migration in order; append only, never edit a released one. */
-export const MIGRATIONS: readonly SatgateMigration[] = [foundation, rates, chain, payments, paymentOutputRates, fundedAddressIndex, partners];
+export const MIGRATIONS: readonly SatgateMigration[] = [
+  foundation,
+  rates,
+  chain,
+  payments,
+  paymentOutputRates,
+  fundedAddressIndex,
+  spendingRefunds,
+  partners,
+];
