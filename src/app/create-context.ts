@@ -82,6 +82,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     masterKey,
     rates: rateService.rates,
     chains,
+    spending,
     testNetwork: config.testNetwork,
     allowPrivateWebhooks: config.allowPrivateWebhooks,
     isSupportedCurrency: (code) => currencies.isSupported(code),
@@ -124,9 +125,9 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       partners.start();
     },
     stopBackground: async () => {
+      await partners.stop();
       await spending.stop();
       await chains.stop();
-      await partners.stop();
       await payments.machine.stop();
       await worker.stop();
       await rateService.stop();

@@ -407,6 +407,8 @@ export interface WithdrawalsTable {
   status_at: bigint;
   failure_reason: string | null;
   settlement_address: string;
+  /** The spend (spending capability) paying the settlement address; its txid is copied to `txid` (a fee bump changes it). */
+  spend_id: bigint | null;
   txid: string | null;
   send_attempts: Generated<bigint>;
   confirmed_at: bigint | null;

@@ -11,6 +11,8 @@ import { PartnerKeys } from './partner-keys.ts';
 import { PartnerWallets } from './partner-wallets.ts';
 import { Kyc } from './kyc.ts';
 import { Withdrawals } from '../withdrawals/withdrawals.ts';
+import { WithdrawalSender } from '../withdrawals/withdrawal-sender.ts';
+import type { Spending } from '../spending/spending.ts';
 
 /** What the partners capability needs from the process. */
 export interface PartnersDeps {
@@ -20,6 +22,7 @@ export interface PartnersDeps {
   masterKey: MasterKey;
   rates: Rates;
   chains: ChainService;
+  spending: Pick<Spending, 'spend' | 'onStatus'>;
   testNetwork: Network;
   allowPrivateWebhooks: boolean;
   isSupportedCurrency(code: string): boolean;
@@ -31,6 +34,8 @@ export interface Partners {
   wallets: PartnerWallets;
   kyc: Kyc;
   withdrawals: Withdrawals;
+  /** Sends confirmed withdrawals through the spending capability. */
+  sender: WithdrawalSender;
   /** Starts background work (the withdrawal sender). */
   start(): void;
   stop(): Promise<void>;
@@ -46,13 +51,18 @@ export function createPartners(deps: PartnersDeps): Partners {
   const withdrawals = new Withdrawals({ db: deps.db, clock: deps.clock, rates: deps.rates, chains: deps.chains, wallets });
   // Derived inside the watcher's transaction: a withdrawal is `success` exactly when the chain says so.
   deps.chains.onChange((trx, change) => withdrawals.deriveForChain(trx, change.chain, change.now));
+  deps.spending.onStatus(async (trx, spend) => {
+    if (spend.purpose === 'withdrawal') await withdrawals.deriveForSpend(trx, spend.id, deps.clock());
+  });
+  const sender = new WithdrawalSender({ db: deps.db, log: deps.log, spending: deps.spending, withdrawals });
   return {
     keys,
     wallets,
     kyc,
     withdrawals,
-    start: () => {},
-    stop: async () => {},
-    kick: () => {},
+    sender,
+    start: () => sender.start(),
+    stop: () => sender.stop(),
+    kick: () => sender.kick(),
   };
 }

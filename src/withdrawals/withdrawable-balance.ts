@@ -1,5 +1,5 @@
-// How much a partner merchant wallet can still withdraw: its confirmed, unspent outputs, less the
-// withdrawals confirmed but not yet visible on chain (their inputs are not spent in our records yet).
+// How much a partner merchant wallet can still withdraw: its confirmed outputs that no known transaction
+// spends and no spend has reserved, less the withdrawals confirmed but not yet handed to spending.
 // Unconfirmed change of our own withdrawals counts only once mined: slower, never overspent.
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
@@ -8,11 +8,11 @@ type Trx = Transaction<Database>;
 
 /** A wallet's withdrawable funds, in satoshis. */
 export interface WithdrawableBalance {
-  /** Confirmed outputs (with the wallet's required confirmations) that no known transaction spends. */
+  /** Confirmed outputs (with the wallet's required confirmations) that no known transaction spends or spend reserves. */
   confirmedUnspent: bigint;
   /** Their values, largest first (for the fee estimate). */
   coinValues: bigint[];
-  /** Confirmed withdrawals whose transaction the watcher has not seen yet (amount plus fee estimate). */
+  /** Confirmed withdrawals not yet sent (amount plus fee estimate). */
   inFlight: bigint;
   /** What a new withdrawal may use: confirmedUnspent − inFlight. */
   available: bigint;
@@ -47,29 +47,18 @@ export async function withdrawableBalance(
         ),
       ),
     )
+    // Coins a spend (of any purpose) has reserved are not the wallet's to promise again.
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('coin_reservations as r').select('r.output_id').whereRef('r.output_id', '=', 'o.id'))))
     .execute();
   const confirmedUnspent = coins.reduce((s, c) => s + c.value_sats, 0n);
 
+  // Once a withdrawal's spend exists its coins are reserved (and later spent), so only unsent ones count here.
   let pending = trx
     .selectFrom('withdrawals as w')
     .select(['w.crypto_sats', 'w.fee_estimate_sats'])
     .where('w.wallet_id', '=', wallet.id)
     .where('w.status', '=', 'pending')
-    .where((eb) =>
-      eb.or([
-        eb('w.txid', 'is', null),
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('chain_txs as ct')
-              .select('ct.id')
-              .whereRef('ct.txid', '=', 'w.txid')
-              .where('ct.chain', '=', wallet.mode)
-              .where('ct.state', '!=', 'withdrawn'),
-          ),
-        ),
-      ]),
-    );
+    .where('w.spend_id', 'is', null);
   if (excludeWithdrawal !== undefined) pending = pending.where('w.id', '!=', excludeWithdrawal);
   const inFlight = (await pending.execute()).reduce((s, w) => s + w.crypto_sats + w.fee_estimate_sats, 0n);
   return { confirmedUnspent, coinValues: coins.map((c) => c.value_sats).sort((a, b) => (a > b ? -1 : a < b ? 1 : 0)), inFlight, available: confirmedUnspent - inFlight };

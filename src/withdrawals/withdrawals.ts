@@ -181,39 +181,69 @@ export class Withdrawals {
     return this.answer(row, now);
   }
 
-  /** Derives `success` (enough confirmations) or back to `pending` (a reorg) for the sent withdrawals of a chain. */
+  /** Re-derives the sent withdrawals of a chain (inside the watcher's transaction). */
   async deriveForChain(trx: Trx, chain: ChainId, now: number): Promise<void> {
     const rows = await trx
       .selectFrom('withdrawals as w')
       .innerJoin('wallets as wa', 'wa.id', 'w.wallet_id')
       .select('w.id')
       .where('wa.mode', '=', chain)
-      .where('w.txid', 'is not', null)
+      .where('w.spend_id', 'is not', null)
       .where('w.status', 'in', ['pending', 'success'])
       .execute();
     for (const r of rows) await this.derive(trx, r.id, now);
   }
 
+  /** Re-derives the withdrawal a spend pays, if any (inside the spending capability's transaction). */
+  async deriveForSpend(trx: Trx, spendId: bigint, now: number): Promise<void> {
+    const row = await trx.selectFrom('withdrawals').select('id').where('spend_id', '=', spendId).executeTakeFirst();
+    if (row) await this.derive(trx, row.id, now);
+  }
+
+  /**
+   * `success` once the spend's transaction has the wallet's required confirmations, back to `pending` if a
+   * reorg takes them away, `failed` when the spend failed (its coins were spent elsewhere). A fee bump
+   * changes the transaction: `tx_id` follows it.
+   */
   private async derive(trx: Trx, id: bigint, now: number): Promise<void> {
     const w = await trx.selectFrom('withdrawals').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    if (w.txid === null || (w.status !== 'pending' && w.status !== 'success')) return;
-    const wallet = await trx.selectFrom('wallets').select(['mode', 'required_confirmations']).where('id', '=', w.wallet_id).executeTakeFirstOrThrow();
+    if (w.spend_id === null || (w.status !== 'pending' && w.status !== 'success')) return;
+    const spend = await trx.selectFrom('spends').select(['txid', 'status', 'last_error']).where('id', '=', w.spend_id).executeTakeFirstOrThrow();
+    if (spend.txid !== w.txid) await trx.updateTable('withdrawals').set({ txid: spend.txid }).where('id', '=', w.id).execute();
+    const wallet = await trx.selectFrom('wallets').select(['api_id', 'mode', 'required_confirmations']).where('id', '=', w.wallet_id).executeTakeFirstOrThrow();
+    const merchant = await this.deps.wallets.load(wallet.api_id);
+    const current = { ...w, txid: spend.txid };
+    const event = merchant ? this.event(merchant, current) : { webhook: { url: null, walletId: w.wallet_id }, payload: { withdrawal_id: w.withdrawal_id } };
+    if (spend.status === 'failed') {
+      const reason = `the settlement transaction failed: ${spend.last_error ?? 'its coins were spent by another transaction'}`;
+      await transitionWithdrawal(trx, w.id, 'failed', reason, now, { ...event, payload: { ...event.payload, reason } }, { failure_reason: reason });
+      return;
+    }
     const tx = await trx
       .selectFrom('chain_txs')
       .select(['state', 'block_height'])
       .where('chain', '=', wallet.mode)
-      .where('txid', '=', w.txid)
+      .where('txid', '=', spend.txid)
       .executeTakeFirst();
     const tip = await trx.selectFrom('chain_tips').select('tip_height').where('chain', '=', wallet.mode).executeTakeFirst();
     const confs = tx && tx.state === 'block' && tx.block_height !== null && tip ? tip.tip_height - tx.block_height + 1n : 0n;
     const to = confs >= wallet.required_confirmations ? 'success' : 'pending';
     if (to === w.status) return;
-    const merchant = await this.deps.wallets.load(
-      (await trx.selectFrom('wallets').select('api_id').where('id', '=', w.wallet_id).executeTakeFirstOrThrow()).api_id,
-    );
-    const webhook: WebhookTarget = { url: merchant?.partner.webhook_url ?? null, walletId: w.wallet_id };
-    const cause = to === 'success' ? `transaction ${w.txid} has ${confs} confirmation(s)` : `transaction ${w.txid} lost its confirmations (reorg)`;
-    await transitionWithdrawal(trx, w.id, to, cause, now, { webhook, payload: merchant ? this.eventPayload(merchant, w) : { withdrawal_id: w.withdrawal_id } });
+    const cause = to === 'success' ? `transaction ${spend.txid} has ${confs} confirmation(s)` : `transaction ${spend.txid} lost its confirmations (reorg)`;
+    await transitionWithdrawal(trx, w.id, to, cause, now, event);
+  }
+
+  /** Ends a confirmed withdrawal whose transaction cannot be made (funds gone, address refused) as `failed`. */
+  async fail(id: bigint, reason: string): Promise<void> {
+    const now = this.deps.clock();
+    await this.deps.db.kysely.transaction().execute(async (trx) => {
+      const w = await trx.selectFrom('withdrawals').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      if (w.status !== 'pending' || w.spend_id !== null) return;
+      const wallet = await trx.selectFrom('wallets').select('api_id').where('id', '=', w.wallet_id).executeTakeFirstOrThrow();
+      const merchant = await this.deps.wallets.load(wallet.api_id);
+      const event = merchant ? this.event(merchant, w) : { webhook: { url: null, walletId: w.wallet_id }, payload: { withdrawal_id: w.withdrawal_id } };
+      await transitionWithdrawal(trx, w.id, 'failed', reason, now, { ...event, payload: { ...event.payload, reason } }, { failure_reason: reason });
+    });
   }
 
   /** The webhook target and payload of a withdrawal event. */

@@ -65,6 +65,7 @@ export const partners: SatgateMigration = {
       .addColumn('status_at', 'bigint', (c) => c.notNull())
       .addColumn('failure_reason', 'text')
       .addColumn('settlement_address', 'text', (c) => c.notNull())
+      .addColumn('spend_id', 'bigint', (c) => c.references('spends.id'))
       .addColumn('txid', 'text')
       .addColumn('send_attempts', 'bigint', (c) => c.notNull().defaultTo(0))
       .addColumn('confirmed_at', 'bigint')
