@@ -1,9 +1,9 @@
 // Partner merchant wallets: a service-held native segwit wallet per merchant of a partner, created
 // idempotently on (partner, partner_merchant_id). The merchant's keys are shown once and stored hashed;
 // contact, bank details and metadata are personal data and stored sealed with the master key.
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { PartnerWalletsTable } from '../db/schema.ts';
+import type { Database, PartnerWalletsTable } from '../db/schema.ts';
 import type { Clock } from '../core/clock.ts';
 import { WalletApiError } from '../core/errors.ts';
 import type { MasterKey } from '../security/master-key.ts';
@@ -191,14 +191,14 @@ export class PartnerWallets {
     };
   }
 
-  /** The merchant of `apiId` if it belongs to a live partner; undefined otherwise. */
-  async load(apiId: string): Promise<PartnerMerchant | undefined> {
+  /** The merchant of `apiId` if it belongs to a live partner; undefined otherwise. Pass `q` inside a transaction. */
+  async load(apiId: string, q: Kysely<Database> = this.deps.db.kysely): Promise<PartnerMerchant | undefined> {
     if (apiId.length > 100) return undefined;
-    const wallet = await this.deps.db.kysely.selectFrom('wallets').selectAll().where('api_id', '=', apiId).executeTakeFirst();
+    const wallet = await q.selectFrom('wallets').selectAll().where('api_id', '=', apiId).executeTakeFirst();
     if (!wallet) return undefined;
-    const pw = await this.deps.db.kysely.selectFrom('partner_wallets').selectAll().where('wallet_id', '=', wallet.id).executeTakeFirst();
+    const pw = await q.selectFrom('partner_wallets').selectAll().where('wallet_id', '=', wallet.id).executeTakeFirst();
     if (!pw) return undefined;
-    const partner = await this.deps.db.kysely.selectFrom('partners').selectAll().where('id', '=', pw.partner_id).executeTakeFirstOrThrow();
+    const partner = await q.selectFrom('partners').selectAll().where('id', '=', pw.partner_id).executeTakeFirstOrThrow();
     if (partner.revoked_at !== null) return undefined;
     return { partner, pw, wallet };
   }

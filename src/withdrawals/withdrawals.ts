@@ -211,7 +211,7 @@ export class Withdrawals {
     const spend = await trx.selectFrom('spends').select(['txid', 'status', 'last_error']).where('id', '=', w.spend_id).executeTakeFirstOrThrow();
     if (spend.txid !== w.txid) await trx.updateTable('withdrawals').set({ txid: spend.txid }).where('id', '=', w.id).execute();
     const wallet = await trx.selectFrom('wallets').select(['api_id', 'mode', 'required_confirmations']).where('id', '=', w.wallet_id).executeTakeFirstOrThrow();
-    const merchant = await this.deps.wallets.load(wallet.api_id);
+    const merchant = await this.deps.wallets.load(wallet.api_id, trx);
     const current = { ...w, txid: spend.txid };
     const event = merchant ? this.event(merchant, current) : { webhook: { url: null, walletId: w.wallet_id }, payload: { withdrawal_id: w.withdrawal_id } };
     if (spend.status === 'failed') {
@@ -240,7 +240,7 @@ export class Withdrawals {
       const w = await trx.selectFrom('withdrawals').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
       if (w.status !== 'pending' || w.spend_id !== null) return;
       const wallet = await trx.selectFrom('wallets').select('api_id').where('id', '=', w.wallet_id).executeTakeFirstOrThrow();
-      const merchant = await this.deps.wallets.load(wallet.api_id);
+      const merchant = await this.deps.wallets.load(wallet.api_id, trx);
       const event = merchant ? this.event(merchant, w) : { webhook: { url: null, walletId: w.wallet_id }, payload: { withdrawal_id: w.withdrawal_id } };
       await transitionWithdrawal(trx, w.id, 'failed', reason, now, { ...event, payload: { ...event.payload, reason } }, { failure_reason: reason });
     });
