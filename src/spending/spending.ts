@@ -10,7 +10,7 @@ import type { Database } from '../db/schema.ts';
 import type { Clock } from '../core/clock.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import type { ChainService } from '../chain/chain-service.ts';
-import { lockWalletRow } from '../db/row-locks.ts';
+import { lockRow } from '../db/row-locks.ts';
 import { decodeAddressFor, InvalidAddressError } from '../bitcoin/address.ts';
 import { parseExtendedPublicKey } from '../bitcoin/extended-key.ts';
 import { deriveAddress } from '../bitcoin/receive-address.ts';
@@ -138,7 +138,7 @@ export function createSpending(deps: SpendingDeps): Spending {
     try {
       created = await runWithRetry(() =>
         deps.db.kysely.transaction().execute(async (trx) => {
-          await lockWalletRow(trx, deps.db.engine, wallet.id);
+          await lockRow(trx, deps.db.engine, 'wallets', wallet.id);
           if (req.reference !== undefined) {
             const existing = await findByReference(trx, wallet.id, req.purpose, req.reference);
             if (existing) return { row: existing };

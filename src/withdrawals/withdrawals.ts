@@ -8,7 +8,7 @@ import type { Db } from '../db/database.ts';
 import type { Database, WithdrawalsTable } from '../db/schema.ts';
 import { isoUtc, type Clock } from '../core/clock.ts';
 import { WalletApiError } from '../core/errors.ts';
-import { lockWalletRow } from '../db/row-locks.ts';
+import { lockRow } from '../db/row-locks.ts';
 import type { Rates } from '../rates/rates-port.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import type { ChainId } from '../chain/chain-id.ts';
@@ -83,7 +83,7 @@ export class Withdrawals {
     const now = this.deps.clock();
     const { db } = this.deps;
     const row = await db.kysely.transaction().execute(async (trx) => {
-      await lockWalletRow(trx, db.engine, merchant.wallet.id);
+      await lockRow(trx, db.engine, 'wallets', merchant.wallet.id);
       const lock = await this.deps.rates.lock('withdrawal_quote', currency, trx);
       const sats = fiatToSats(amount, lock.rate);
       if (sats <= 0n) throw new WalletApiError('201', 'Wrong or missing argument: amount is worth less than one satoshi');
@@ -147,7 +147,7 @@ export class Withdrawals {
     const { db } = this.deps;
     const now = this.deps.clock();
     const row = await db.kysely.transaction().execute(async (trx) => {
-      await lockWalletRow(trx, db.engine, merchant.wallet.id);
+      await lockRow(trx, db.engine, 'wallets', merchant.wallet.id);
       const current = await trx.selectFrom('withdrawals').selectAll().where('id', '=', withdrawal.id).executeTakeFirstOrThrow();
       if (current.status !== 'quoted') return current;
       if (now >= Number(current.expires_at)) {

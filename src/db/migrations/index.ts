@@ -5,8 +5,8 @@ import { chain } from './0003-chain.ts';
 import { payments } from './0004-payments.ts';
 import { paymentOutputRates } from './0005-payment-output-rates.ts';
 import { fundedAddressIndex } from './0006-funded-address-index.ts';
+import { idempotencyScopes } from './0007-idempotency-scopes.ts';
 import { spendingRefunds } from './0011-spending-refunds.ts';
-
 import { partners } from './0012-partners.ts';
 
 /** Every migration in order; append only, never edit a released one. */
@@ -17,6 +17,7 @@ export const MIGRATIONS: readonly SatgateMigration[] = [
   payments,
   paymentOutputRates,
   fundedAddressIndex,
+  idempotencyScopes,
   spendingRefunds,
   partners,
 ];
