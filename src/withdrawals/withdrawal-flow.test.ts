@@ -286,6 +286,59 @@ describe.each(testEngines())('partner merchant withdrawals on %s', (engine) => {
     expect(String(tooMuch.json.status)).toMatch(/insufficient balance/);
   }, 60_000);
 
+  it('a confirmed withdrawal whose funds are gone before it is sent ends failed with a reason, and the partner hears it', async () => {
+    const m = await activeMerchant('gone-1', '0.003');
+    const quote = await call('GET', '/withdrawal_quote', { merchant_api_id: m.merchant_api_id, withdrawal_auth_key: m.withdrawal_auth_key, amount: 50 });
+    expect(quote.json.result).toBe('0');
+    await t.ctx.partners.sender.stop();
+    try {
+      const confirm = await call('POST', '/withdrawal', { withdrawal_id: quote.json.withdrawal_id, withdrawal_auth_key: m.withdrawal_auth_key });
+      expect(confirm.json.withdrawal_status).toBe('pending');
+      // The operator empties the wallet elsewhere before the withdrawal goes out.
+      const wallet = await t.ctx.db.kysely.selectFrom('wallets').select('id').where('api_id', '=', m.merchant_api_id).executeTakeFirstOrThrow();
+      await t.ctx.spending.spend({ walletId: wallet.id, outputs: [{ address: settlement, amountSats: 290_000n }], purpose: 'operator' });
+      await t.ctx.partners.sender.runOnce();
+    } finally {
+      t.ctx.partners.sender.start();
+    }
+    const status = await call('GET', '/withdrawal', { withdrawal_id: quote.json.withdrawal_id });
+    expect(status.json).toMatchObject({ result: '0', withdrawal_status: 'failed', tx_id: '' });
+    expect(String(status.json.reason)).toMatch(/could not be made: insufficient funds/);
+    const events = (await webhookEvents()).filter((e) => e.withdrawal_id === quote.json.withdrawal_id);
+    expect(events.map((e) => e.withdrawal_status)).toEqual(['pending', 'failed']);
+    expect(String(events[1]!.reason)).toMatch(/insufficient funds/);
+  }, 60_000);
+
+  it('the operator rejects with a reason by the CLI; the partner hears it; a new upload puts the wallet back to pending_kyc', async () => {
+    const m = await newMerchant('reject-1');
+    expect((await upload(m, 'blurry', dataUrl('image/jpeg', Buffer.from('ffd8ffe000104a464946000101ffd9', 'hex')))).json.result).toBe('0');
+    const rejected = await runCli(['kyc', 'reject', m.merchant_api_id, '--reason', 'document unreadable'], cliEnv);
+    expect(rejected.code, rejected.stderr).toBe(0);
+    const read = () => call('GET', `/partner_merchant_wallet?${new URLSearchParams({ partner_auth_key: partnerKey, merchant_api_id: m.merchant_api_id, merchant_auth_key: m.merchant_auth_key })}`);
+    expect((await read()).json.wallet_status).toBe('rejected');
+    expect((await upload(m, 'sharp', dataUrl('image/png', PNG))).json.result).toBe('0');
+    expect((await read()).json.wallet_status).toBe('pending_kyc');
+    const events = (await webhookEvents()).filter((e) => e.merchant_api_id === m.merchant_api_id && e.event === 'partner_merchant_wallet');
+    expect(events.map((e) => [e.wallet_status, e.reason ?? null])).toEqual([['rejected', 'document unreadable'], ['pending_kyc', null]]);
+  }, 60_000);
+
+  it('partner create checks the settlement address network and the webhook URL; list never shows keys; revoke stops the key', async () => {
+    const wrongNet = await runCli(['partner', 'create', '--name', 'X', '--test', '--settlement-address', 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu'], cliEnv);
+    expect(wrongNet.code).toBe(2);
+    expect(wrongNet.stderr).toMatch(/not a valid regtest address: the address is for mainnet/);
+    const metadata = await runCli(['partner', 'create', '--name', 'X', '--test', '--settlement-address', settlement, '--webhook-url', 'http://169.254.169.254/latest'], cliEnv);
+    expect(metadata.code).toBe(2);
+    expect(metadata.stderr).toMatch(/--webhook-url is not allowed: .*metadata/);
+    const made = await runCli(['partner', 'create', '--name', 'Short-lived', '--test', '--settlement-address', settlement, '--json'], cliEnv);
+    const { id, partner_auth_key: key } = JSON.parse(made.stdout) as { id: number; partner_auth_key: string };
+    const listed = await runCli(['partner', 'list', '--json'], cliEnv);
+    expect(listed.stdout).not.toContain(key);
+    expect(listed.stdout).toContain(partnerKey.slice(0, 13));
+    expect((await runCli(['partner', 'revoke', String(id)], cliEnv)).code).toBe(0);
+    const refused = await call('POST', '/partner_merchant_wallet', { partner_auth_key: key, merchant_name: 'n', partner_merchant_id: 'p', contact: { email: 'a@b.example', phone: '+4930123456' }, bank_info: {} });
+    expect(refused.json).toMatchObject({ result: '303' });
+  }, 60_000);
+
   it('a dump of the database shows no document, contact or bank data in clear', async () => {
     const dump: string[] = [];
     for (const table of ['partners', 'partner_wallets', 'kyc_documents', 'wallets', 'withdrawals', 'partner_transitions', 'outbox'] as const) {
