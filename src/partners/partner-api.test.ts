@@ -141,6 +141,14 @@ describe.each(testEngines())('partner operations on %s', (engine) => {
     expect(await refusal(keyA, w.merchant_api_id, w.withdrawal_auth_key)).toEqual(wrongKey);
   });
 
+  it('OpenAPI at /docs documents the partner and withdrawal operations', async () => {
+    const spec = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json() as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(spec.paths['/partner_merchant_wallet']!).sort()).toEqual(['get', 'post']);
+    expect(spec.paths['/partner_merchant_kyc']).toHaveProperty('post');
+    expect(spec.paths['/withdrawal_quote']).toHaveProperty('get');
+    expect(Object.keys(spec.paths['/withdrawal']!).sort()).toEqual(['get', 'post']);
+  });
+
   describe('KYC uploads', () => {
     let w: { merchant_api_id: string; merchant_auth_key: string };
     beforeAll(async () => {
