@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { testEngines } from '../../test/support/test-db.ts';
 import { writeRatesFile } from '../../test/support/rates-file.ts';
+import { Writable } from 'node:stream';
 import { hashToken } from '../security/tokens.ts';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
@@ -147,6 +148,23 @@ describe.each(testEngines())('partner operations on %s', (engine) => {
     expect(spec.paths['/partner_merchant_kyc']).toHaveProperty('post');
     expect(spec.paths['/withdrawal_quote']).toHaveProperty('get');
     expect(Object.keys(spec.paths['/withdrawal']!).sort()).toEqual(['get', 'post']);
+  });
+
+  it('request logs never contain partner, merchant or withdrawal keys sent in the query or a header', async () => {
+    const chunks: string[] = [];
+    const stream = new Writable({ write: (c, _e, done) => (chunks.push(String(c)), done()) });
+    const logged = await createTestApp(engine, { env: { SATGATE_RATES_FILE: writeRatesFile(), LOG_LEVEL: 'trace' }, logStream: stream });
+    try {
+      const q = new URLSearchParams({ partner_auth_key: keyA, merchant_api_id: 'test_x', merchant_auth_key: 'mak_secret-merchant-key' });
+      await logged.app.inject({ method: 'GET', url: `/partner_merchant_wallet?${q}` });
+      await logged.app.inject({ method: 'GET', url: '/withdrawal_quote?merchant_api_id=test_x&withdrawal_auth_key=wak_secret-withdrawal-key&amount=1' });
+      await logged.app.inject({ method: 'POST', url: '/partner_merchant_wallet', headers: { authorization: `Bearer ${keyA}` }, payload: {} });
+    } finally {
+      await logged.close();
+    }
+    const text = chunks.join('');
+    expect(text).toContain('/partner_merchant_wallet');
+    for (const secret of [keyA, 'mak_secret-merchant-key', 'wak_secret-withdrawal-key']) expect(text).not.toContain(secret);
   });
 
   describe('KYC uploads', () => {
