@@ -201,6 +201,27 @@ describe.each(testEngines())('partner merchant withdrawals on %s', (engine) => {
     expect(transitions.filter((x) => x.subject === 'withdrawal').slice(-2).map((x) => `${x.from_status}->${x.to_status}`)).toEqual(['quoted->pending', 'pending->success']);
   }, 120_000);
 
+  it('a reorg that removes the settlement transaction\'s block turns success back into pending, until it is mined again', async () => {
+    const m = await activeMerchant('reorg-1', '0.003');
+    const quote = await call('GET', '/withdrawal_quote', { merchant_api_id: m.merchant_api_id, withdrawal_auth_key: m.withdrawal_auth_key, amount: 20 });
+    const id = String(quote.json.withdrawal_id);
+    expect((await call('POST', '/withdrawal', { withdrawal_id: id, withdrawal_auth_key: m.withdrawal_auth_key })).json.withdrawal_status).toBe('pending');
+    await t.ctx.partners.sender.runOnce();
+    const txid = String((await call('GET', '/withdrawal', { withdrawal_id: id })).json.tx_id);
+    await settlementOutputs(txid);
+    await node.mine(1);
+    await t.ctx.chains.pollNow();
+    expect((await call('GET', '/withdrawal', { withdrawal_id: id })).json.withdrawal_status).toBe('success');
+    await node.reorg(1, 2);
+    await t.ctx.chains.pollNow();
+    expect((await call('GET', '/withdrawal', { withdrawal_id: id })).json).toMatchObject({ withdrawal_status: 'pending', tx_id: txid });
+    await node.mine(1);
+    await t.ctx.chains.pollNow();
+    expect((await call('GET', '/withdrawal', { withdrawal_id: id })).json.withdrawal_status).toBe('success');
+    const events = (await webhookEvents()).filter((e) => e.withdrawal_id === id).map((e) => e.withdrawal_status);
+    expect(events).toEqual(['pending', 'success', 'pending', 'success']);
+  }, 60_000);
+
   it('a quote confirmed after 15 minutes (injected clock) is refused and changes nothing', async () => {
     const m = await activeMerchant('expiry-1', '0.005');
     const quote = await call('GET', '/withdrawal_quote', { merchant_api_id: m.merchant_api_id, withdrawal_auth_key: m.withdrawal_auth_key, amount: 10 });
