@@ -415,11 +415,20 @@ export interface WithdrawalsTable {
   created_at: bigint;
 }
 
-/** Every status change of a partner wallet or a withdrawal. */
-export interface PartnerTransitionsTable {
+/** Every status change of a partner wallet. */
+export interface PartnerWalletTransitionsTable {
   id: Generated<bigint>;
-  subject: 'partner_wallet' | 'withdrawal';
-  subject_id: bigint;
+  partner_wallet_id: bigint;
+  from_status: string | null;
+  to_status: string;
+  cause: string;
+  at: bigint;
+}
+
+/** Every status change of a withdrawal (`withdrawal_id` is the row id, not the public `wd_…` ID). */
+export interface WithdrawalTransitionsTable {
+  id: Generated<bigint>;
+  withdrawal_id: bigint;
   from_status: string | null;
   to_status: string;
   cause: string;
@@ -460,5 +469,6 @@ export interface Database {
   partner_wallets: PartnerWalletsTable;
   kyc_documents: KycDocumentsTable;
   withdrawals: WithdrawalsTable;
-  partner_transitions: PartnerTransitionsTable;
+  partner_wallet_transitions: PartnerWalletTransitionsTable;
+  withdrawal_transitions: WithdrawalTransitionsTable;
 }

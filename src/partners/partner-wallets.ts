@@ -15,7 +15,7 @@ import { isEmail } from '../wallets/field-rules.ts';
 import type { WalletRow } from '../wallets/wallet-repository.ts';
 import type { PartnerRow } from './partner-keys.ts';
 import { optionalObject, optionalString, requiredObject, requiredString, onlyKnown, type Fields } from './fields.ts';
-import type { WalletStatus } from './transitions.ts';
+import { recordCreated, type WalletStatus } from './transitions.ts';
 import { randomBytes } from 'node:crypto';
 
 /** A partner wallet row as stored. */
@@ -145,10 +145,7 @@ export class PartnerWallets {
           })
           .returning('id')
           .executeTakeFirstOrThrow();
-        await trx
-          .insertInto('partner_transitions')
-          .values({ subject: 'partner_wallet', subject_id: pw.id, from_status: null, to_status: 'pending_kyc', cause: 'created', at: now })
-          .execute();
+        await recordCreated(trx, 'partner_wallet_transitions', pw.id, 'pending_kyc', Number(now));
         // The partner's webhook secret signs every webhook about this wallet (partner and payment webhooks alike).
         await trx
           .insertInto('webhook_secrets')

@@ -1,8 +1,10 @@
-// The one way a partner wallet or a withdrawal changes status: the row, the stored transition and the
-// partner's webhook commit together in the caller's transaction (saved first, delivered after).
+// Status changes of partner wallets and withdrawals, through the one transition function
+// (notify/status-transition.ts): the row, the stored transition and the partner's webhook commit together in
+// the caller's transaction (saved first, delivered after).
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { enqueueNotifications } from '../notify/outbox.ts';
+import type { OutboxEntry } from '../notify/outbox.ts';
+import { recordTransition } from '../notify/status-transition.ts';
 import { isoUtc } from '../core/clock.ts';
 
 type Trx = Transaction<Database>;
@@ -16,6 +18,10 @@ export type WithdrawalStatus = 'quoted' | 'expired' | 'pending' | 'success' | 'f
 export interface WebhookTarget {
   url: string | null;
   walletId: bigint;
+}
+
+function webhook(target: WebhookTarget, payload: Record<string, unknown>): OutboxEntry[] {
+  return target.url ? [{ kind: 'webhook', target: target.url, payload, walletId: target.walletId, paymentId: null }] : [];
 }
 
 /** Moves a partner wallet to `to`, stores the transition and queues the partner's webhook; false when already there. */
@@ -34,8 +40,11 @@ export async function transitionWallet(
     .set({ wallet_status: to, status_at: BigInt(now), status_reason: event.reason ?? null })
     .where('id', '=', walletRowId)
     .execute();
-  await record(trx, 'partner_wallet', walletRowId, current.wallet_status, to, cause, now);
-  await notify(trx, event.webhook, { event: 'partner_merchant_wallet', ...event.payload, wallet_status: to, status_date: isoUtc(now) }, now);
+  await recordTransition(
+    trx,
+    { table: 'partner_wallet_transitions', recordId: walletRowId, from: current.wallet_status, to, cause, at: now },
+    webhook(event.webhook, { event: 'partner_merchant_wallet', ...event.payload, wallet_status: to, status_date: isoUtc(now) }),
+  );
   return true;
 }
 
@@ -56,22 +65,15 @@ export async function transitionWithdrawal(
     .set({ status: to, status_at: BigInt(now), ...changes })
     .where('id', '=', id)
     .execute();
-  await record(trx, 'withdrawal', id, current.status, to, cause, now);
-  // A quote that lapsed unconfirmed concerns nobody: only confirmed withdrawals are announced.
-  if (to !== 'expired') {
-    await notify(trx, event.webhook, { event: 'withdrawal', ...event.payload, withdrawal_status: to, status_date: isoUtc(now) }, now);
-  }
+  await recordTransition(
+    trx,
+    { table: 'withdrawal_transitions', recordId: id, from: current.status, to, cause, at: now },
+    webhook(event.webhook, { event: 'withdrawal', ...event.payload, withdrawal_status: to, status_date: isoUtc(now) }),
+  );
   return true;
 }
 
-async function record(trx: Trx, subject: 'partner_wallet' | 'withdrawal', id: bigint, from: string | null, to: string, cause: string, now: number) {
-  await trx
-    .insertInto('partner_transitions')
-    .values({ subject, subject_id: id, from_status: from, to_status: to, cause, at: BigInt(now) })
-    .execute();
-}
-
-async function notify(trx: Trx, target: WebhookTarget, payload: Record<string, unknown>, now: number) {
-  if (!target.url) return;
-  await enqueueNotifications(trx, [{ kind: 'webhook', target: target.url, payload, walletId: target.walletId, paymentId: null }], now);
+/** Stores the first transition of a new record (created in `from: null` → `to`), without notifications. */
+export async function recordCreated(trx: Trx, table: 'partner_wallet_transitions' | 'withdrawal_transitions', id: bigint, to: string, now: number): Promise<void> {
+  await recordTransition(trx, { table, recordId: id, from: null, to, cause: 'created', at: now }, []);
 }

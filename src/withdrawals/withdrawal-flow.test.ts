@@ -140,13 +140,22 @@ describe.each(testEngines())('partner merchant withdrawals on %s', (engine) => {
     return amounts;
   }
 
+  /** Every partner webhook received so far, verified, in the order the outbox queued them (deliveries run in parallel). */
   async function webhookEvents(): Promise<Record<string, unknown>[]> {
-    await t.ctx.notify.worker.runOnce();
-    return received.map((r) => {
+    for (let i = 0; i < 100; i++) {
+      await t.ctx.notify.worker.runOnce();
+      const due = await t.ctx.db.kysely.selectFrom('outbox').select('id').where('state', '=', 'pending').execute();
+      if (due.length === 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const order = new Map((await t.ctx.db.kysely.selectFrom('outbox').select(['id', 'event_id']).execute()).map((r) => [r.event_id, r.id]));
+    const events = received.map((r) => {
       expect(verifyWebhookSignature(String(r.headers['x-satgate-signature']), r.body, webhookSecret, 3600)).toBe(true);
       return JSON.parse(r.body) as Record<string, unknown>;
     });
+    return events.sort((a, b) => Number((order.get(String(a.event_id)) ?? 0n) - (order.get(String(b.event_id)) ?? 0n)));
   }
+
 
   it('walks create → KYC → CLI approval → payment → EUR quote → withdrawal → success, paying the settlement address exactly crypto_amount', async () => {
     const m = await newMerchant('walk-1');
@@ -197,8 +206,9 @@ describe.each(testEngines())('partner merchant withdrawals on %s', (engine) => {
     expect(events.filter((e) => e.event === 'partner_merchant_wallet').map((e) => e.wallet_status)).toEqual(['active']);
     expect(events.filter((e) => e.event === 'withdrawal').map((e) => e.withdrawal_status)).toEqual(['pending', 'success']);
     expect(events.find((e) => e.withdrawal_status === 'success')).toMatchObject({ withdrawal_id: withdrawalId, tx_id: txid, settlement_address: settlement });
-    const transitions = await t.ctx.db.kysely.selectFrom('partner_transitions').select(['subject', 'from_status', 'to_status']).orderBy('id').execute();
-    expect(transitions.filter((x) => x.subject === 'withdrawal').slice(-2).map((x) => `${x.from_status}->${x.to_status}`)).toEqual(['quoted->pending', 'pending->success']);
+    const row = await t.ctx.db.kysely.selectFrom('withdrawals').select('id').where('withdrawal_id', '=', withdrawalId).executeTakeFirstOrThrow();
+    const transitions = await t.ctx.db.kysely.selectFrom('withdrawal_transitions').selectAll().where('withdrawal_id', '=', row.id).orderBy('id').execute();
+    expect(transitions.map((x) => `${x.from_status}->${x.to_status}`)).toEqual(['null->quoted', 'quoted->pending', 'pending->success']);
   }, 120_000);
 
   it('a reorg that removes the settlement transaction\'s block turns success back into pending, until it is mined again', async () => {
@@ -362,7 +372,7 @@ describe.each(testEngines())('partner merchant withdrawals on %s', (engine) => {
 
   it('a dump of the database shows no document, contact or bank data in clear', async () => {
     const dump: string[] = [];
-    for (const table of ['partners', 'partner_wallets', 'kyc_documents', 'wallets', 'withdrawals', 'partner_transitions', 'outbox'] as const) {
+    for (const table of ['partners', 'partner_wallets', 'kyc_documents', 'wallets', 'withdrawals', 'partner_wallet_transitions', 'withdrawal_transitions', 'outbox'] as const) {
       const rows = await t.ctx.db.kysely.selectFrom(table).selectAll().execute();
       dump.push(JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
     }

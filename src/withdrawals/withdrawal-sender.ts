@@ -7,6 +7,7 @@ import type { Db } from '../db/database.ts';
 import type { Spending } from '../spending/spending.ts';
 import { InsufficientFundsError, SpendRefusedError, WatchOnlyWalletError } from '../spending/spending-errors.ts';
 import type { Withdrawals } from './withdrawals.ts';
+import { PeriodicTask } from '../core/periodic-task.ts';
 
 /** What the sender needs. */
 export interface WithdrawalSenderDeps {
@@ -20,48 +21,37 @@ export interface WithdrawalSenderDeps {
 
 /** The background loop that turns `pending` withdrawals without a transaction into spends. */
 export class WithdrawalSender {
-  private timer: NodeJS.Timeout | null = null;
+  private readonly task: PeriodicTask;
   private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = true;
+  private started = false;
 
-  constructor(private readonly deps: WithdrawalSenderDeps) {}
+  constructor(private readonly deps: WithdrawalSenderDeps) {
+    this.task = new PeriodicTask(() => this.runOnce(), {
+      everyMs: deps.intervalMs ?? 5_000,
+      onError: (err) => deps.log.error({ err: (err as Error).message }, 'withdrawal sender round failed'),
+    });
+  }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.started = true;
+    this.task.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.started = false;
+    await this.task.stop();
     await this.running?.catch(() => {});
   }
 
-  /** Looks for unsent withdrawals now (after a confirmation), or right after the round in progress. */
+  /** Looks for unsent withdrawals now (after a confirmation) instead of at the next round. */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) this.again = true;
-    else this.schedule(0);
+    if (!this.started) return;
+    void this.runOnce().catch((err: Error) => this.deps.log.error({ err: err.message }, 'withdrawal sender round failed'));
   }
 
-  private schedule(ms: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.loop(), ms);
-  }
-
-  private async loop(): Promise<void> {
-    if (this.stopped) return;
-    await this.runOnce().catch((err: Error) => this.deps.log.error({ err: err.message }, 'withdrawal sender round failed'));
-    if (this.stopped) return;
-    const next = this.again ? 0 : (this.deps.intervalMs ?? 5_000);
-    this.again = false;
-    this.schedule(next);
-  }
-
-  /** Sends every confirmed, unsent withdrawal once; resolves when the round is done. */
+  /** Sends every confirmed, unsent withdrawal once; a call during a round waits for it and then runs again. */
   async runOnce(): Promise<void> {
-    if (this.running) return this.running;
+    while (this.running) await this.running.catch(() => {});
     this.running = this.round().finally(() => {
       this.running = null;
     });

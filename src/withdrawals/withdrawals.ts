@@ -20,7 +20,7 @@ import { exactNumber } from '../money/canonical-json.ts';
 import type { Fields } from '../partners/fields.ts';
 import { onlyKnown } from '../partners/fields.ts';
 import { canWithdraw, walletEventFields, type PartnerMerchant, type PartnerWallets } from '../partners/partner-wallets.ts';
-import { transitionWithdrawal, type WebhookTarget } from '../partners/transitions.ts';
+import { recordCreated, transitionWithdrawal, type WebhookTarget } from '../partners/transitions.ts';
 import { estimateFee, inputsNeeded, withdrawableBalance } from './withdrawable-balance.ts';
 
 /** A withdrawal row as stored. */
@@ -90,7 +90,7 @@ export class Withdrawals {
       const balance = await withdrawableBalance(trx, merchant.wallet);
       const fee = estimateFee(feeRate, inputsNeeded(balance.coinValues, sats));
       if (balance.available < sats + fee) throw insufficient(balance.available, sats, fee);
-      return trx
+      const inserted = await trx
         .insertInto('withdrawals')
         .values({
           withdrawal_id: newWithdrawalId(),
@@ -113,6 +113,8 @@ export class Withdrawals {
         })
         .returningAll()
         .executeTakeFirstOrThrow();
+      await recordCreated(trx, 'withdrawal_transitions', inserted.id, 'quoted', now);
+      return inserted;
     });
     return {
       exchange_rate: exactNumber(row.exchange_rate),

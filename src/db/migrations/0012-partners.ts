@@ -73,14 +73,22 @@ export const partners: SatgateMigration = {
       .execute();
     await db.schema.createIndex('withdrawals_wallet_status').on('withdrawals').columns(['wallet_id', 'status']).execute();
 
-    await withId(db.schema.createTable('partner_transitions'), engine)
-      .addColumn('subject', 'text', (c) => c.notNull())
-      .addColumn('subject_id', 'bigint', (c) => c.notNull())
+    await withId(db.schema.createTable('partner_wallet_transitions'), engine)
+      .addColumn('partner_wallet_id', 'bigint', (c) => c.notNull().references('partner_wallets.id'))
       .addColumn('from_status', 'text')
       .addColumn('to_status', 'text', (c) => c.notNull())
       .addColumn('cause', 'text', (c) => c.notNull())
       .addColumn('at', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('partner_transitions_subject').on('partner_transitions').columns(['subject', 'subject_id']).execute();
+    await db.schema.createIndex('partner_wallet_transitions_wallet').on('partner_wallet_transitions').column('partner_wallet_id').execute();
+
+    await withId(db.schema.createTable('withdrawal_transitions'), engine)
+      .addColumn('withdrawal_id', 'bigint', (c) => c.notNull().references('withdrawals.id'))
+      .addColumn('from_status', 'text')
+      .addColumn('to_status', 'text', (c) => c.notNull())
+      .addColumn('cause', 'text', (c) => c.notNull())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('withdrawal_transitions_withdrawal').on('withdrawal_transitions').column('withdrawal_id').execute();
   },
 };
