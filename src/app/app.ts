@@ -12,6 +12,7 @@ import { rateRoutes } from '../rates/routes.ts';
 import type { DevChain } from '../devchain/dev-chain.ts';
 import { paymentRoutes } from '../payments/routes.ts';
 import { pageRoutes } from '../pages/routes.ts';
+import { dashboardRoutes } from '../dashboard/routes.ts';
 import { partnerRoutes } from '../partners/routes.ts';
 import { withdrawalRoutes } from '../withdrawals/routes.ts';
 
@@ -46,6 +47,8 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
           },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
     forceCloseConnections: true,
+    // Only the configured proxies may name the client (X-Forwarded-For): per-IP limits depend on request.ip.
+    trustProxy: ctx.config.trustProxy.length > 0 ? ctx.config.trustProxy : false,
     return503OnClosing: true,
   });
   installErrorHandling(app, { publicUrl: ctx.config.publicUrl });
@@ -60,6 +63,12 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'an access token from POST /oauth/token (client credentials)' },
+          dashboardToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: 'the token from POST /check_otp, bare or as "Bearer <token>" (refund_request and get_accounts also take auth_token in the body)',
+          },
         },
       },
     },
@@ -77,6 +86,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await app.register(async (scope) => paymentRoutes(scope, ctx.payments));
   await app.register(async (scope) => pageRoutes(scope, ctx));
   await app.register(async (scope) => rateRoutes(scope, ctx));
+  await app.register(async (scope) => dashboardRoutes(scope, ctx.dashboard));
   await app.register(async (scope) => partnerRoutes(scope, ctx.partners));
   await app.register(async (scope) => withdrawalRoutes(scope, { ...ctx.partners, onConfirmed: ctx.partners.kick }));
   const devChain = opts.devChain;

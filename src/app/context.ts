@@ -12,6 +12,7 @@ import type { OutboxWorker } from '../notify/outbox-worker.ts';
 import type { Mailer } from '../notify/mailer.ts';
 import type { Payments } from '../payments/payments.ts';
 import type { Wallets } from '../wallets/wallets.ts';
+import type { Dashboard } from '../dashboard/dashboard.ts';
 import type { Spending } from '../spending/spending.ts';
 import type { Partners } from '../partners/partners.ts';
 
@@ -31,6 +32,8 @@ export interface AppContext {
   notify: { worker: OutboxWorker; mailer: Mailer };
   /** Payment API v1: OAuth clients, operations 26 to 29, the status machine, the hosted page's lookup. */
   payments: Payments;
+  /** The merchant dashboard: OTP login, sessions, profiles, accounts (operations 18 to 23). */
+  dashboard: Dashboard;
   /** Sending from service-held wallets: coin selection, signing, broadcast, fee bumps. */
   spending: Spending;
   /** Partner keys, partner merchant wallets, KYC and withdrawals. */

@@ -11,6 +11,7 @@ import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
 import { createWallets } from '../wallets/wallets.ts';
+import { createDashboard } from '../dashboard/dashboard.ts';
 import { createSpending } from '../spending/spending.ts';
 import { createPartners } from '../partners/partners.ts';
 import type { AppContext } from './context.ts';
@@ -55,7 +56,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
   const isSupportedCurrency = (code: string) => currencies.isSupported(code);
   const wallets = createWallets({ config, db, clock, log, masterKey, rates: rateService.rates, chains, isSupportedCurrency });
   const mailer = new Mailer(config.smtpUrl, config.dataDir, config.mailFrom, log);
-  const worker = new OutboxWorker({ db, clock, log, mailer, webhooks: new WebhookSender(db, masterKey, config.allowPrivateWebhooks) });
+  const worker = new OutboxWorker({ db, clock, log, mailer, masterKey, webhooks: new WebhookSender(db, masterKey, config.allowPrivateWebhooks) });
   health.register('mail', () => ({ ok: true, delivery: mailer.describe() }));
   const payments = createPayments({
     config,
@@ -97,6 +98,14 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     spending,
     partners,
     wallets,
+    dashboard: createDashboard({
+      db,
+      clock,
+      log,
+      masterKey,
+      publicUrl: config.publicUrl,
+      walletTransactions: (pub) => wallets.monitor.walletTransactions(pub),
+    }),
     start: async () => {
       await rateService.start();
       chains.start();
