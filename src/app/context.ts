@@ -11,9 +11,10 @@ import type { RateHistory } from '../rates/rate-history.ts';
 import type { OutboxWorker } from '../notify/outbox-worker.ts';
 import type { Mailer } from '../notify/mailer.ts';
 import type { Payments } from '../payments/payments.ts';
-import type { Wallets } from '../wallets/wallets.ts';
-import type { Dashboard } from '../dashboard/dashboard.ts';
 import type { Spending } from '../spending/spending.ts';
+import type { Refunds } from '../refunds/refunds.ts';
+import type { Dashboard } from '../dashboard/dashboard.ts';
+import type { Wallets } from '../wallets/wallets.ts';
 import type { Partners } from '../partners/partners.ts';
 
 /** Everything the HTTP layer and background workers share: built once per process. */
@@ -32,10 +33,12 @@ export interface AppContext {
   notify: { worker: OutboxWorker; mailer: Mailer };
   /** Payment API v1: OAuth clients, operations 26 to 29, the status machine, the hosted page's lookup. */
   payments: Payments;
-  /** The merchant dashboard: OTP login, sessions, profiles, accounts (operations 18 to 23). */
-  dashboard: Dashboard;
   /** Sending from service-held wallets: coin selection, signing, broadcast, fee bumps. */
   spending: Spending;
+  /** Refunds (operations 24 and 25), sent from service-held wallets or signed by watch-only wallets' owners. */
+  refunds: Refunds;
+  /** The merchant dashboard: OTP login, sessions, profiles, accounts (operations 18 to 23). */
+  dashboard: Dashboard;
   /** Partner keys, partner merchant wallets, KYC and withdrawals. */
   partners: Partners;
   /** Wallet API: registration, order addresses, balances; its repository and issuer serve payments too. */

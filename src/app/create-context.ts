@@ -10,9 +10,11 @@ import { OutboxWorker } from '../notify/outbox-worker.ts';
 import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
-import { createWallets } from '../wallets/wallets.ts';
-import { createDashboard } from '../dashboard/dashboard.ts';
 import { createSpending } from '../spending/spending.ts';
+import { createRefunds } from '../refunds/refunds.ts';
+import { profileWallets } from '../dashboard/accounts.ts';
+import { createDashboard } from '../dashboard/dashboard.ts';
+import { createWallets } from '../wallets/wallets.ts';
 import { createPartners } from '../partners/partners.ts';
 import type { AppContext } from './context.ts';
 
@@ -70,6 +72,18 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     isSupportedCurrency,
   });
   const spending = createSpending({ db, chains, masterKey, clock, log, pollMs: config.pollMs, fallbackFeeRate: config.fallbackFeeRate });
+  const refunds = createRefunds({
+    db,
+    log,
+    clock,
+    masterKey,
+    chains,
+    spending,
+    profileWallets: (profileId, trx) => profileWallets(trx ?? db, profileId),
+    publicUrl: config.publicUrl,
+    feeCapSats: config.refundFeeCapSats,
+    pollMs: config.pollMs,
+  });
   const partners = createPartners({
     db,
     clock,
@@ -96,6 +110,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     notify: { worker, mailer },
     payments,
     spending,
+    refunds,
     partners,
     wallets,
     dashboard: createDashboard({
@@ -112,9 +127,11 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       worker.start();
       payments.machine.start();
       spending.start();
+      refunds.start();
       partners.start();
     },
     stopBackground: async () => {
+      await refunds.stop();
       await partners.stop();
       await spending.stop();
       await chains.stop();

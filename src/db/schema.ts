@@ -323,6 +323,8 @@ export interface RefundsTable {
   credit_txid: string;
   amount_sats: bigint;
   token_hash: string;
+  /** The form token sealed with the master key, so an idempotent retry can answer the same URL. */
+  token_sealed: string;
   idempotency_key: string | null;
   payer_email: string | null;
   address: string | null;
@@ -337,8 +339,8 @@ export interface RefundsTable {
 export interface RefundTransitionsTable {
   id: Generated<bigint>;
   refund_id: bigint;
-  from_state: string | null;
-  to_state: string;
+  from_status: string | null;
+  to_status: string;
   cause: string;
   at: bigint;
 }

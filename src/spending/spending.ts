@@ -133,7 +133,8 @@ export function createSpending(deps: SpendingDeps): Spending {
     });
     const rate = req.feeRate ?? (await feeRate(wallet.mode));
     const key = parseExtendedPublicKey(wallet.pub);
-    const signer = openSigner(wallet, deps.masterKey);
+    // Opened only once coins are selected: unsealing and stretching the seed costs tens of milliseconds.
+    let signer: ReturnType<typeof openSigner> | undefined;
     let created: { row: SpendRow; change?: { id: bigint; script: Uint8Array } };
     try {
       created = await runWithRetry(() =>
@@ -149,9 +150,11 @@ export function createSpending(deps: SpendingDeps): Spending {
           const changeAddr = deriveAddress(key, 1, changeIndex, scriptType, network);
           const coins = await spendableCoins(trx, wallet.id, scriptType);
           const selection = selectCoins(coins, outputs, rate, changeAddr.script);
+          signer ??= openSigner(wallet, deps.masterKey);
+          const keys = signer;
           const inputs: SignInput[] = selection.coins.map((c) => {
             const path = branchAndIndex(coins.find((x) => x.outputId === c.outputId)!.derivationIndex);
-            return { txid: c.txid, vout: c.vout, value: c.value, script: Buffer.from(coinScript(coins, c.outputId), 'hex'), scriptType, key: signer.child(path.branch, path.index) };
+            return { txid: c.txid, vout: c.vout, value: c.value, script: Buffer.from(coinScript(coins, c.outputId), 'hex'), scriptType, key: keys.child(path.branch, path.index) };
           });
           const signed = buildSignedTx(inputs, outputs, rate, selection.change > 0n ? changeAddr.script : undefined, selection.fee);
           let changeId: bigint | null = null;
@@ -201,7 +204,7 @@ export function createSpending(deps: SpendingDeps): Spending {
         }),
       );
     } finally {
-      signer.wipe();
+      signer?.wipe();
     }
     // Watch the change before the node can announce the transaction, so the watcher records it as ours.
     if (created.change) deps.chains.watch(wallet.mode as 'live' | 'test', created.change.script, { addressId: created.change.id, walletId: wallet.id });

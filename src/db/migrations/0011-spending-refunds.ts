@@ -82,6 +82,7 @@ export const spendingRefunds: SatgateMigration = {
       .addColumn('credit_txid', 'text', (c) => c.notNull())
       .addColumn('amount_sats', 'bigint', (c) => c.notNull())
       .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+      .addColumn('token_sealed', 'text', (c) => c.notNull())
       .addColumn('idempotency_key', 'text')
       .addColumn('payer_email', 'text')
       .addColumn('address', 'text')
@@ -98,8 +99,8 @@ export const spendingRefunds: SatgateMigration = {
 
     await withId(db.schema.createTable('refund_transitions'), engine)
       .addColumn('refund_id', 'bigint', (c) => c.notNull().references('refunds.id'))
-      .addColumn('from_state', 'text')
-      .addColumn('to_state', 'text', (c) => c.notNull())
+      .addColumn('from_status', 'text')
+      .addColumn('to_status', 'text', (c) => c.notNull())
       .addColumn('cause', 'text', (c) => c.notNull())
       .addColumn('at', 'bigint', (c) => c.notNull())
       .execute();
