@@ -13,8 +13,9 @@ import type { Mailer } from '../notify/mailer.ts';
 import type { Payments } from '../payments/payments.ts';
 import type { Spending } from '../spending/spending.ts';
 import type { Refunds } from '../refunds/refunds.ts';
-import type { Dashboard } from '../dashboard/dashboard.ts';
+import type { Forms } from '../forms/forms.ts';
 import type { Wallets } from '../wallets/wallets.ts';
+import type { Dashboard } from '../dashboard/dashboard.ts';
 import type { Partners } from '../partners/partners.ts';
 
 /** Everything the HTTP layer and background workers share: built once per process. */
@@ -37,6 +38,8 @@ export interface AppContext {
   spending: Spending;
   /** Refunds (operations 24 and 25), sent from service-held wallets or signed by watch-only wallets' owners. */
   refunds: Refunds;
+  /** Payment forms (operations 13 and 14, the form page) and the order state of forms and set_addr orders (6.2). */
+  forms: Forms;
   /** The merchant dashboard: OTP login, sessions, profiles, accounts (operations 18 to 23). */
   dashboard: Dashboard;
   /** Partner keys, partner merchant wallets, KYC and withdrawals. */

@@ -13,8 +13,9 @@ import { createPayments } from '../payments/payments.ts';
 import { createSpending } from '../spending/spending.ts';
 import { createRefunds } from '../refunds/refunds.ts';
 import { profileWallets } from '../dashboard/accounts.ts';
-import { createDashboard } from '../dashboard/dashboard.ts';
+import { createForms } from '../forms/forms.ts';
 import { createWallets } from '../wallets/wallets.ts';
+import { createDashboard } from '../dashboard/dashboard.ts';
 import { createPartners } from '../partners/partners.ts';
 import type { AppContext } from './context.ts';
 
@@ -84,6 +85,18 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     feeCapSats: config.refundFeeCapSats,
     pollMs: config.pollMs,
   });
+  const forms = createForms({
+    config,
+    db,
+    clock,
+    log,
+    masterKey,
+    rates: rateService.rates,
+    chains,
+    issuer: wallets.issuer,
+    repo: wallets.repo,
+    isSupportedCurrency,
+  });
   const partners = createPartners({
     db,
     clock,
@@ -111,6 +124,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     payments,
     spending,
     refunds,
+    forms,
     partners,
     wallets,
     dashboard: createDashboard({
@@ -128,6 +142,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       payments.machine.start();
       spending.start();
       refunds.start();
+      forms.tracker.start();
       partners.start();
     },
     stopBackground: async () => {
@@ -136,6 +151,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       await spending.stop();
       await chains.stop();
       await payments.machine.stop();
+      await forms.tracker.stop();
       await worker.stop();
       await rateService.stop();
     },

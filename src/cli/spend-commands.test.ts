@@ -12,6 +12,8 @@ import { registerWallet } from '../wallets/wallet-registration.ts';
 import { AddressIssuer } from '../wallets/address-issuer.ts';
 import { addressForPublicKey } from '../bitcoin/address.ts';
 import { createSpending } from '../spending/spending.ts';
+import { accountKeyFromMnemonic } from '../bitcoin/new-wallet.ts';
+import { openDb } from '../db/database.ts';
 
 const log = pino({ level: 'silent' });
 
@@ -21,6 +23,7 @@ describe('satgate spend list and spend bump', () => {
   let env: Record<string, string>;
   let stalledTxid: string;
   let apiId: string;
+  let watchOnlyApiId: string;
 
   beforeAll(async () => {
     node = await startRegtestNode();
@@ -31,6 +34,9 @@ describe('satgate spend list and spend bump', () => {
     const repo = new WalletRepository(testDb.db);
     apiId = (await registerWallet({ repo, masterKey, clock: Date.now, testNetwork: 'regtest', isSupportedCurrency: () => true }, { pub: 'new_wallet', currency: 'testBTC' })).api_id;
     const wallet = (await repo.findByApiId(apiId))!;
+    // BIP84's test mnemonic, account m/84'/1'/0' (depth 3), registered watch-only.
+    const bip84 = accountKeyFromMnemonic('abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about', true);
+    watchOnlyApiId = (await registerWallet({ repo, masterKey, clock: Date.now, testNetwork: 'regtest', isSupportedCurrency: () => true }, { pub: bip84 })).api_id;
     const chains = new ChainService(testDb.db, Date.now, log, 50, 2n);
     await chains.configure({ test: { rpcUrl: node.rpcUrl, network: 'regtest' } });
     await chains.pollNow();
@@ -76,6 +82,21 @@ describe('satgate spend list and spend bump', () => {
     expect(await inMempool(node, replacement)).toBe(true);
     const list = JSON.parse((await runCli(['spend', 'list', '--json'], env)).stdout) as Array<Record<string, any>>;
     expect(list[0]).toMatchObject({ txid: replacement, fee_rate: 7, status: 'broadcast' });
+  });
+
+  it('records a watch-only key origin of the right depth, and refuses a wrong one or a service-held wallet', async () => {
+    const short = await runCli(['wallet', 'origin', watchOnlyApiId, '[73c5da0a/84h/1h]'], env);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain('depth 3');
+    const held = await runCli(['wallet', 'origin', apiId, '[73c5da0a/84h/1h/0h]'], env);
+    expect(held.code).toBe(2);
+    const ok = await runCli(['wallet', 'origin', watchOnlyApiId, "[73c5da0a/84'/1'/0']"], env);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('[73c5da0a/84h/1h/0h]');
+    const db = openDb({ engine: 'sqlite', file: `${env.SATGATE_DATA_DIR}/satgate.sqlite` });
+    const row = await db.kysely.selectFrom('wallets').select('key_origin').where('api_id', '=', watchOnlyApiId).executeTakeFirstOrThrow();
+    await db.close();
+    expect(row.key_origin).toBe('[73c5da0a/84h/1h/0h]');
   });
 
   it('refuses an unknown transaction and a missing fee rate with a clear message', async () => {

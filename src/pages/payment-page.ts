@@ -32,6 +32,8 @@ export interface PageAssetUrls {
   js: string;
   /** The refund page's script. */
   refundJs?: string;
+  /** The payment form page's script. */
+  formJs?: string;
 }
 
 /** Rendering options: the server's clock, asset URLs and the status polling interval. */

@@ -125,6 +125,30 @@ describe.each(testEngines())('refunds from a service-held wallet on %s', (engine
     expect(c.body.return).toBe('201');
   });
 
+  it('mails the payer the refund link, then the transaction id, when their order gave an e-mail', async () => {
+    const paid = await payWallet(t.ctx, node, wallet, [90_000n]);
+    const address = await t.ctx.db.kysely.selectFrom('addresses').select('id').where('address', '=', paid.addresses[0]!).executeTakeFirstOrThrow();
+    const now = BigInt(Date.now());
+    // The order set_addr made for this address, with the payer's return_email.
+    await t.ctx.db.kysely
+      .insertInto('address_orders')
+      .values({ address_id: address.id, wallet_id: wallet.id, client_txid: null, return_email: 'payer@example.test', local_currency: 'usd', order_amount: null, exchange_rate: '50000', exchange_rate_at: now, rate_lock_expires_at: now, client_public_key: null, payload_json: null, created_at: now, reserved_until: now })
+      .execute();
+    const { body } = await post('/refund_request', { auth_token: token, tx_id: paid.txid, refund_amount: '0.0003' });
+    const set = await post('/set_refund_addr', { refund_form_token: body.refund.refund_form_token, refund_addr: payee() });
+    const mails = (await t.ctx.db.kysely.selectFrom('outbox').select(['kind', 'target', 'payload_json']).where('target', '=', 'payer@example.test').orderBy('id').execute()).map((m) => ({
+      kind: m.kind,
+      ...(JSON.parse(m.payload_json) as Record<string, unknown>),
+    }));
+    expect(mails).toEqual([
+      expect.objectContaining({ kind: 'email', refund_event: 'requested', refund_form_url: body.refund.refund_form_url }),
+      expect.objectContaining({ kind: 'email', refund_event: 'broadcast', tx_id: set.body.refund.tx_id }),
+    ]);
+    const { renderEventMail } = await import('../notify/event-mail.ts');
+    expect(renderEventMail(mails[0]!).text).toContain(body.refund.refund_form_url);
+    expect(renderEventMail(mails[1]!).text).toContain(set.body.refund.tx_id);
+  });
+
   it('20 concurrent refunds of one wallet are each sent exactly once and no coin is spent twice', async () => {
     const funded = await payWallet(t.ctx, node, wallet, Array.from({ length: 4 }, () => 2_000_000n));
     const forms = [];

@@ -82,6 +82,7 @@ export async function refundPsbt(deps: WatchOnlyDeps, wallet: WalletRow) {
   }
   const psbt = buildWatchOnlyPsbt({
     key,
+    origin: wallet.key_origin ?? null,
     scriptType,
     inputs,
     outputs,

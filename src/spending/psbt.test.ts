@@ -5,7 +5,7 @@ import { base64 } from '@scure/base';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { parseExtendedPublicKey, versionsForKind } from '../bitcoin/extended-key.ts';
 import { deriveAddress } from '../bitcoin/receive-address.ts';
-import { buildWatchOnlyPsbt, keyOrigin, readSignedTransaction } from './psbt.ts';
+import { buildWatchOnlyPsbt, formatKeyOrigin, keyOrigin, parseKeyOrigin, readSignedTransaction } from './psbt.ts';
 
 // BIP84's test mnemonic, as a test-network (vpub) account at depth 3, and an Electrum-style account at m/0' (depth 1).
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -26,13 +26,14 @@ function previousTx(script: Uint8Array, amount: bigint): Uint8Array {
   ]);
 }
 
-function psbtFor(account: HDKey) {
+function psbtFor(account: HDKey, origin?: string) {
   const key = parseExtendedPublicKey(account.publicExtendedKey);
   const coin = deriveAddress(key, 0, 3, 'p2wpkh', 'regtest');
   const change = deriveAddress(key, 1, 0, 'p2wpkh', 'regtest');
   const prev = Transaction.fromRaw(previousTx(coin.script, 50_000n), { allowUnknownInputs: true });
   const text = buildWatchOnlyPsbt({
     key,
+    origin: origin ?? null,
     scriptType: 'p2wpkh',
     inputs: [{ txid: prev.id, vout: 0, value: 50_000n, script: coin.script, prevTx: previousTx(coin.script, 50_000n), branch: 0, index: 3 }],
     outputs: [{ script: deriveAddress(key, 0, 9, 'p2wpkh', 'regtest').script, amount: 20_000n }],
@@ -60,6 +61,19 @@ describe('PSBT key origins', () => {
     expect(xpubs[0]![0].depth).toBe(1);
     expect(xpubs[0]![0].publicKey).toEqual(electrumStyle.publicKey);
     expect(xpubs[0]![1]).toEqual({ fingerprint: root.fingerprint, path: [0x80000000] });
+  });
+
+  it('an operator-given origin of a depth-3 key is written on every derivation and as the global xpub', () => {
+    const origin = `[${root.fingerprint.toString(16).padStart(8, '0')}/84h/1h/0h]`;
+    expect(parseKeyOrigin(origin)).toEqual({ fingerprint: root.fingerprint, path: [0x80000054, 0x80000001, 0x80000000] });
+    expect(formatKeyOrigin(parseKeyOrigin(`[${root.fingerprint.toString(16).padStart(8, '0')}/84'/1'/0']`))).toBe(origin);
+    const { tx } = psbtFor(bip84, origin);
+    expect(tx.getInput(0).bip32Derivation![0]![1]).toEqual({ fingerprint: root.fingerprint, path: [0x80000054, 0x80000001, 0x80000000, 0, 3] });
+    const xpubs = (tx as unknown as { global: { xpub: [{ depth: number }, { fingerprint: number; path: number[] }][] } }).global.xpub;
+    expect(xpubs[0]![1]).toEqual({ fingerprint: root.fingerprint, path: [0x80000054, 0x80000001, 0x80000000] });
+    // An origin whose length does not match the key's depth is not used (BIP174 would be broken).
+    expect(keyOrigin(parseExtendedPublicKey(bip84.publicExtendedKey), `[${root.fingerprint.toString(16)}/84h/1h]`).writeGlobalXpub).toBe(false);
+    expect(() => parseKeyOrigin('[xyz/1]')).toThrow(RangeError);
   });
 
   it('the owner of the account key signs the PSBT from the derivation it carries, and the result reads back', () => {

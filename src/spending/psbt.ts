@@ -20,8 +20,39 @@ export interface KeyOrigin {
   writeGlobalXpub: boolean;
 }
 
-/** The origin written for a key (see the module comment). */
-export function keyOrigin(key: ExtendedPublicKey): KeyOrigin {
+/** Parses a key origin, `[d34db33f/84'/1'/0']` (descriptor syntax; `h` for hardened too); throws RangeError. */
+export function parseKeyOrigin(text: string): { fingerprint: number; path: number[] } {
+  const m = /^\[?([0-9a-fA-F]{8})((?:\/\d+['hH]?)*)\]?$/.exec(text.trim());
+  if (!m) throw new RangeError('a key origin looks like [d34db33f/84h/1h/0h]: 8 hex digits of master fingerprint, then the path');
+  const path = m[2]!
+    .split('/')
+    .filter((p) => p !== '')
+    .map((step) => {
+      const hardened = /['hH]$/.test(step);
+      const n = Number(hardened ? step.slice(0, -1) : step);
+      if (!Number.isSafeInteger(n) || n >= 0x80000000) throw new RangeError(`path step ${step} is out of range`);
+      return hardened ? n + 0x80000000 : n;
+    });
+  return { fingerprint: parseInt(m[1]!, 16), path };
+}
+
+/** Writes an origin back in descriptor syntax with `h` for hardened steps. */
+export function formatKeyOrigin(origin: { fingerprint: number; path: number[] }): string {
+  const steps = origin.path.map((n) => (n >= 0x80000000 ? `${n - 0x80000000}h` : String(n)));
+  return `[${origin.fingerprint.toString(16).padStart(8, '0')}${steps.map((s) => `/${s}`).join('')}]`;
+}
+
+/**
+ * The origin written for a key (see the module comment). A stored origin (given by the operator) wins when it has
+ * as many steps as the key's depth and ends with the key's own child number.
+ */
+export function keyOrigin(key: ExtendedPublicKey, stored?: string | null): KeyOrigin {
+  if (stored) {
+    const o = parseKeyOrigin(stored);
+    if (o.path.length === key.depth && (key.depth === 0 || o.path[o.path.length - 1] === key.childIndex)) {
+      return { fingerprint: o.fingerprint, prefix: o.path, writeGlobalXpub: true };
+    }
+  }
   if (key.depth === 0) return { fingerprint: key.hd.fingerprint, prefix: [], writeGlobalXpub: true };
   if (key.depth === 1) return { fingerprint: key.parentFingerprint, prefix: [key.childIndex], writeGlobalXpub: true };
   return { fingerprint: key.hd.fingerprint, prefix: [], writeGlobalXpub: false };
@@ -42,13 +73,15 @@ export interface PsbtInput {
 /** Builds the unsigned PSBT (base64) paying `outputs`, plus change to the key's child `1/changeIndex`. */
 export function buildWatchOnlyPsbt(args: {
   key: ExtendedPublicKey;
+  /** The operator-given origin of the key (`wallets.key_origin`), if any. */
+  origin?: string | null;
   scriptType: ScriptType;
   inputs: PsbtInput[];
   outputs: { script: Uint8Array; amount: bigint }[];
   change?: { script: Uint8Array; amount: bigint; index: number };
   testnet: boolean;
 }): string {
-  const origin = keyOrigin(args.key);
+  const origin = keyOrigin(args.key, args.origin);
   const tx = new Transaction({ version: 2, allowLegacyWitnessUtxo: true });
   const der = (branch: number, index: number, publicKey: Uint8Array): [Uint8Array, { fingerprint: number; path: number[] }][] => [
     [publicKey, { fingerprint: origin.fingerprint, path: [...origin.prefix, branch, index] }],

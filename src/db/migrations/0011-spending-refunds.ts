@@ -15,6 +15,9 @@ import { withId } from './helpers.ts';
 export const spendingRefunds: SatgateMigration = {
   name: '0011-spending-refunds',
   async up(db, engine) {
+    // The key's origin (master fingerprint and path) when the operator gives it, for PSBTs hardware wallets sign.
+    await db.schema.alterTable('wallets').addColumn('key_origin', 'text').execute();
+
     await withId(db.schema.createTable('spends'), engine)
       .addColumn('wallet_id', 'bigint', (c) => c.notNull().references('wallets.id'))
       .addColumn('purpose', 'text', (c) => c.notNull())
