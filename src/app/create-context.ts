@@ -16,6 +16,7 @@ import { profileWallets } from '../dashboard/accounts.ts';
 import { createForms } from '../forms/forms.ts';
 import { createWallets } from '../wallets/wallets.ts';
 import { createDashboard } from '../dashboard/dashboard.ts';
+import { createPartners } from '../partners/partners.ts';
 import type { AppContext } from './context.ts';
 
 /** Options for building a context; tests pass their own clock, logger and chain endpoints. */
@@ -96,6 +97,18 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     repo: wallets.repo,
     isSupportedCurrency,
   });
+  const partners = createPartners({
+    db,
+    clock,
+    log,
+    masterKey,
+    rates: rateService.rates,
+    chains,
+    spending,
+    testNetwork: config.testNetwork,
+    allowPrivateWebhooks: config.allowPrivateWebhooks,
+    isSupportedCurrency,
+  });
   return {
     config,
     db,
@@ -112,6 +125,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     spending,
     refunds,
     forms,
+    partners,
     wallets,
     dashboard: createDashboard({
       db,
@@ -129,9 +143,11 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       spending.start();
       refunds.start();
       forms.tracker.start();
+      partners.start();
     },
     stopBackground: async () => {
       await refunds.stop();
+      await partners.stop();
       await spending.stop();
       await chains.stop();
       await payments.machine.stop();

@@ -8,8 +8,9 @@ import { paymentCommands } from './commands/payment-commands.ts';
 import { spendCommands } from './commands/spend-commands.ts';
 import { keyOriginCommands } from './commands/key-origin-commands.ts';
 import { dashboardCommands } from './commands/dashboard-commands.ts';
+import { partnerCommands } from './commands/partner-commands.ts';
 
-const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...spendCommands, ...keyOriginCommands, ...devCommands];
+const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...spendCommands, ...keyOriginCommands, ...partnerCommands, ...devCommands];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));
