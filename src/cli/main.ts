@@ -5,9 +5,11 @@ import { walletCommands } from './commands/wallet-commands.ts';
 import { webhookCommands } from './commands/webhook-commands.ts';
 import { devCommands } from './commands/dev-commands.ts';
 import { paymentCommands } from './commands/payment-commands.ts';
+import { spendCommands } from './commands/spend-commands.ts';
+import { keyOriginCommands } from './commands/key-origin-commands.ts';
 import { dashboardCommands } from './commands/dashboard-commands.ts';
 
-const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...devCommands];
+const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...spendCommands, ...keyOriginCommands, ...devCommands];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));

@@ -28,6 +28,8 @@ export interface WalletsTable {
   registration_email: string | null;
   created_at: bigint;
   updated_at: bigint;
+  /** `[fingerprint/path]` of the key below its master, when the operator gave it (PSBT key origins). */
+  key_origin?: string | null;
 }
 
 export interface AddressesTable {
@@ -111,6 +113,15 @@ export interface AddressOrdersTable {
   payload_json: string | null;
   created_at: bigint;
   reserved_until: bigint;
+  /** Derived order state (6.2), null for orders made before payment updates existed. */
+  order_status: string | null;
+  payment_status: string | null;
+  status_at: bigint | null;
+  /** JSON object txid → confirmed (boolean): what the last notification reported. */
+  tx_snapshot_json: string | null;
+  open_txs: Generated<bigint>;
+  /** The order's auth_response_token, sealed with the master key. */
+  auth_token_sealed: string | null;
 }
 
 export interface OauthClientsTable {
@@ -216,6 +227,9 @@ export interface OutboxTable {
   last_error: string | null;
   created_at: bigint;
   delivered_at: bigint | null;
+  /** The order the event is about: 'form' (payment_forms.id) or 'address' (address_orders.id). */
+  order_kind: string | null;
+  order_id: bigint | null;
 }
 
 export interface OutboxAttemptsTable {
@@ -250,6 +264,174 @@ export interface RateLocksTable {
   rate_at: bigint;
   locked_at: bigint;
   expires_at: bigint;
+}
+
+/** A transaction the service built and signed (kind 'signed') or a merchant-signed one it verified ('external'). */
+export interface SpendsTable {
+  id: Generated<bigint>;
+  wallet_id: bigint;
+  /** What the spend is for ('refund', 'withdrawal', 'operator', …); with `reference`, its idempotency key. */
+  purpose: string;
+  reference: string | null;
+  kind: 'signed' | 'external';
+  /** 'signed' (stored, not yet accepted by the node), 'broadcast', 'confirmed', 'failed'. */
+  status: string;
+  txid: string;
+  raw_hex: string;
+  fee_sats: bigint;
+  /** sat/vB. */
+  fee_rate: bigint;
+  vsize: bigint;
+  change_address_id: bigint | null;
+  broadcast_attempts: Generated<bigint>;
+  last_error: string | null;
+  created_at: bigint;
+  updated_at: bigint;
+  broadcast_at: bigint | null;
+  confirmed_at: bigint | null;
+}
+
+export interface SpendInputsTable {
+  id: Generated<bigint>;
+  spend_id: bigint;
+  n: bigint;
+  output_id: bigint;
+  txid: string;
+  vout: bigint;
+  value_sats: bigint;
+}
+
+export interface SpendOutputsTable {
+  id: Generated<bigint>;
+  spend_id: bigint;
+  n: bigint;
+  address: string;
+  script_hex: string;
+  amount_sats: bigint;
+  is_change: bigint;
+}
+
+/** A coin taken by a spend; the primary key on the coin makes a second reservation fail. */
+export interface CoinReservationsTable {
+  output_id: bigint;
+  spend_id: bigint;
+  created_at: bigint;
+}
+
+/** A transaction of a spend that a fee bump replaced. */
+export interface SpendReplacementsTable {
+  id: Generated<bigint>;
+  spend_id: bigint;
+  txid: string;
+  raw_hex: string;
+  fee_sats: bigint;
+  fee_rate: bigint;
+  replaced_at: bigint;
+}
+
+/** A refund of (part of) a credit to a wallet; `state` is awaiting_address, scheduled, processing or confirmed. */
+export interface RefundsTable {
+  id: Generated<bigint>;
+  wallet_id: bigint;
+  profile_id: bigint;
+  credit_txid: string;
+  amount_sats: bigint;
+  token_hash: string;
+  /** The form token sealed with the master key, so an idempotent retry can answer the same URL. */
+  token_sealed: string;
+  idempotency_key: string | null;
+  payer_email: string | null;
+  address: string | null;
+  script_hex: string | null;
+  state: string;
+  spend_id: bigint | null;
+  last_error: string | null;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
+export interface RefundTransitionsTable {
+  id: Generated<bigint>;
+  refund_id: bigint;
+  from_status: string | null;
+  to_status: string;
+  cause: string;
+  at: bigint;
+}
+
+/** A payment form (operation 14): the merchant's order, the payer's fields and the derived order state. */
+export interface PaymentFormsTable {
+  id: Generated<bigint>;
+  /** SHA-256 of the form token (the token itself is only in the page URL). */
+  token_hash: string;
+  wallet_id: bigint;
+  address_id: bigint;
+  order_id: string;
+  /** Exact decimal in the order currency. */
+  order_amount: string;
+  order_currency: string;
+  user_id: string | null;
+  user_email: string | null;
+  payment_cancel_url: string;
+  payment_complete_url: string;
+  payment_update_url: string;
+  site_name: string;
+  /** JSON array of field objects (2.7), with the payer's values once submitted. */
+  user_fields_json: string;
+  auth_token_sealed: string;
+  auth_token_hash: string;
+  fields_submitted_at: bigint | null;
+  /** End of the current rate lock (the first one or the latest refresh). */
+  lock_expires_at: bigint;
+  order_status: string;
+  payment_status: string;
+  status_at: bigint;
+  tx_snapshot_json: string;
+  open_txs: Generated<bigint>;
+  created_at: bigint;
+}
+
+/** One rate lock of a form: the first at creation, then one per refresh. */
+export interface FormRateLocksTable {
+  id: Generated<bigint>;
+  form_id: bigint;
+  rate_lock_id: bigint;
+  rate: string;
+  rate_at: bigint;
+  locked_at: bigint;
+  expires_at: bigint;
+}
+
+/** A change of a payment form's order status, with its cause. */
+export interface FormTransitionsTable {
+  id: Generated<bigint>;
+  form_id: bigint;
+  from_status: string | null;
+  to_status: string;
+  cause: string;
+  at: bigint;
+}
+
+/** The spot rate an output first seen after its order's lock ran out is valued at ('locked' when none was fresh). */
+export interface OrderOutputRatesTable {
+  order_kind: string;
+  order_id: bigint;
+  txid: string;
+  vout: bigint;
+  rate: string;
+  rate_at: bigint;
+  source: string;
+  created_at: bigint;
+}
+
+/** A change of a set_addr order's order status, with its cause. */
+export interface AddressOrderTransitionsTable {
+  id: Generated<bigint>;
+  address_order_id: bigint;
+  from_status: string | null;
+  to_status: string;
+  cause: string;
+  at: bigint;
 }
 
 /** A merchant dashboard profile; the e-mail (lowercase) is the login. */
@@ -342,6 +524,18 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   outbox: OutboxTable;
   outbox_attempts: OutboxAttemptsTable;
+  spends: SpendsTable;
+  spend_inputs: SpendInputsTable;
+  spend_outputs: SpendOutputsTable;
+  coin_reservations: CoinReservationsTable;
+  spend_replacements: SpendReplacementsTable;
+  refunds: RefundsTable;
+  refund_transitions: RefundTransitionsTable;
+  payment_forms: PaymentFormsTable;
+  form_rate_locks: FormRateLocksTable;
+  form_transitions: FormTransitionsTable;
+  address_order_transitions: AddressOrderTransitionsTable;
+  order_output_rates: OrderOutputRatesTable;
   profiles: ProfilesTable;
   dashboard_otps: DashboardOtpsTable;
   dashboard_sessions: DashboardSessionsTable;
