@@ -35,6 +35,8 @@ export interface Config {
   trustProxy: string[];
   fallbackFeeRate: bigint;
   logLevel: string;
+  /** Migrate an older database at start (SATGATE_AUTO_MIGRATE; default on for SQLite, off for PostgreSQL). */
+  autoMigrate: boolean;
 }
 
 /** Raised with every bad variable named, so an operator fixes them in one go. */
@@ -155,6 +157,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
+  const autoMigrateRaw = str('SATGATE_AUTO_MIGRATE');
+  if (autoMigrateRaw !== null && !['0', '1', 'true', 'false'].includes(autoMigrateRaw)) problems.push('SATGATE_AUTO_MIGRATE must be 1 or 0');
+  const autoMigrate = autoMigrateRaw === null ? databaseUrl === null : autoMigrateRaw === '1' || autoMigrateRaw === 'true';
+
   const config: Config = {
     port,
     host,
@@ -178,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy,
     fallbackFeeRate,
     logLevel,
+    autoMigrate,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,8 +1,8 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteAdapter, SqliteDialect, sql, type DialectAdapter } from 'kysely';
 import { SchemaScopedPostgresDialect } from './pg-introspector.ts';
 import type { Database } from './schema.ts';
 
@@ -28,14 +28,19 @@ const INT8_OID = 20;
 /** Opens SQLite (WAL, synchronous=FULL, foreign keys, busy timeout) or a PostgreSQL pool. */
 export function openDb(target: DbTarget): Db {
   if (target.engine === 'sqlite') {
-    if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true });
+    if (target.file !== ':memory:') {
+      mkdirSync(dirname(target.file), { recursive: true, mode: 0o700 });
+      // Created empty with mode 0600 first: SQLite gives its -wal and -shm files the database file's mode, and the
+      // database holds sealed keys, tokens' hashes and customers' e-mail addresses.
+      if (!existsSync(target.file)) closeSync(openSync(target.file, 'a', 0o600));
+    }
     const raw = new BetterSqlite3(target.file);
     raw.pragma('journal_mode = WAL');
     raw.pragma('synchronous = FULL');
     raw.pragma('foreign_keys = ON');
     raw.pragma('busy_timeout = 5000');
     raw.defaultSafeIntegers(true);
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+    const kysely = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: raw }) });
     return {
       engine: 'sqlite',
       kysely,
@@ -73,4 +78,15 @@ export function dbTargetFromConfig(config: { databaseUrl: string | null; dataDir
   return config.databaseUrl
     ? { engine: 'postgres', url: config.databaseUrl }
     : { engine: 'sqlite', file: `${config.dataDir}/satgate.sqlite` };
+}
+
+/** SQLite runs DDL inside transactions; Kysely assumes it cannot, so without this its migrator would not wrap them. */
+class TransactionalDdlSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new (class extends SqliteAdapter {
+      override get supportsTransactionalDdl(): boolean {
+        return true;
+      }
+    })();
+  }
 }
