@@ -6,8 +6,10 @@ import { webhookCommands } from './commands/webhook-commands.ts';
 import { devCommands } from './commands/dev-commands.ts';
 import { paymentCommands } from './commands/payment-commands.ts';
 import { dashboardCommands } from './commands/dashboard-commands.ts';
+import { opsCommands } from './commands/ops-commands.ts';
+import { VERSION } from '../core/version.ts';
 
-const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...devCommands];
+const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...opsCommands, ...devCommands];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));
@@ -25,6 +27,15 @@ function find(argv: string[]): { command: Command; rest: string[] } | undefined 
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    console.log(VERSION);
+    return 0;
+  }
+  // Machine-readable list of every command path, one a line: the package test runs "--help" for each.
+  if (argv[0] === '--list-commands') {
+    for (const c of COMMANDS) console.log(c.path.join(' '));
+    return 0;
+  }
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     console.log(overview());
     return 0;
