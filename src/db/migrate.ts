@@ -25,7 +25,9 @@ export async function migrateToLatest(db: Db, migrations: readonly SatgateMigrat
     db.engine === 'postgres'
       ? (await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db.kysely)).rows[0]?.schema
       : null;
-  const migrator = new Migrator({ db: db.kysely, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
+  // Unordered: migration numbers are reserved per branch and may land out of order (0010 before 0008); a database
+  // with 0010 must still take 0008 later. Which migrations are applied is what counts, not the highest number.
+  const migrator = new Migrator({ db: db.kysely, provider, allowUnorderedMigrations: true, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
