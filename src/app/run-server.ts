@@ -9,7 +9,8 @@ import { MasterKey } from '../security/master-key.ts';
 import { buildApp } from './app.ts';
 import { VERSION } from '../core/version.ts';
 import { createContext } from './create-context.ts';
-import { DEV_CHAIN_MISSING_HELP, NO_CHAIN_SOURCE_HELP, devChainInstalled, startDevChain, type DevChain } from '../devchain/dev-chain.ts';
+import { startDevChain, type DevChain } from '../devchain/dev-chain.ts';
+import { DEV_CHAIN_MISSING_HELP, NO_CHAIN_SOURCE_HELP, devChainInstalled } from '../config/chain-source.ts';
 
 /** Starts the whole service in this process and stops it cleanly on SIGTERM or SIGINT. */
 export async function runServer(config: Config = loadConfig(), opts: { dev?: boolean } = {}): Promise<void> {

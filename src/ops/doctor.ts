@@ -6,7 +6,7 @@ import { readSchemaState } from '../db/schema-version.ts';
 import { RpcClient } from '../chain/rpc-client.ts';
 import { MasterKey } from '../security/master-key.ts';
 import { RateStore } from '../rates/rate-store.ts';
-import { devChainInstalled, NO_CHAIN_SOURCE_HELP } from '../devchain/dev-chain.ts';
+import { devChainInstalled, NO_CHAIN_SOURCE_HELP } from '../config/chain-source.ts';
 
 /** One line of `satgate doctor`: fail makes the exit code non-zero, warn does not. */
 export interface Finding {
