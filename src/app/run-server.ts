@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { loadConfig, type Config } from '../config/config.ts';
@@ -21,7 +21,9 @@ export async function runServer(config: Config = loadConfig(), opts: { dev?: boo
   // Checked before anything is created: asking for the development chain where it is not installed is a usage error.
   const runDevChain = config.devChain && devChainInstalled();
   if (opts.dev && !runDevChain) throw new Error(DEV_CHAIN_MISSING_HELP);
+  // The data directory holds the database, the master key and mail: its owner's eyes only.
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(config.dataDir, 0o700);
   const { masterKey, created } = MasterKey.loadOrCreate(config.masterKeyFile);
   if (created) {
     log.warn(

@@ -12,9 +12,9 @@ const SetAddrBody = Type.Object({
   payload: Type.Optional(Type.String({ maxLength: 100_000 })),
   return_email: Type.Optional(Type.String({ maxLength: 254 })),
   expiration: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 * 86_400, description: 'seconds; default 7200' })),
-  local_currency: Type.Optional(Type.String({ minLength: 3, maxLength: 3 })),
+  local_currency: Type.Optional(Type.String({ maxLength: 16 })),
   client_txid: Type.Optional(Type.String({ maxLength: 200 })),
-});
+}, { additionalProperties: false });
 
 const AddressParam = Type.Object({ address: Type.String({ minLength: 1, maxLength: 100 }) });
 
