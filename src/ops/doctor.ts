@@ -158,7 +158,7 @@ async function checkChains(config: Config, now: number): Promise<Finding[]> {
 }
 
 async function checkSmtp(config: Config): Promise<Finding> {
-  if (!config.smtpUrl) return { check: 'smtp', verdict: 'ok', detail: `SATGATE_SMTP_URL not set: mails are written as files under ${config.dataDir}` };
+  if (!config.smtpUrl) return { check: 'smtp', verdict: 'ok', detail: `SATGATE_SMTP_URL not set: mails are written as files under ${config.dataDir}/mail` };
   const transport = nodemailer.createTransport(config.smtpUrl);
   const host = new URL(config.smtpUrl).host;
   try {
