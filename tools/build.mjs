@@ -33,4 +33,4 @@ function copyAssets(dir) {
 }
 copyAssets(src);
 writeFileSync(join(dist, '.build-stamp'), `${new Date().toISOString()}\n`);
-console.log(`built dist/ from src/ (${assets} asset file(s) copied)`);
+console.error(`built dist/ from src/ (${assets} asset file(s) copied)`);
