@@ -40,6 +40,7 @@ export async function monitorRoutes(app: FastifyInstance, ctx: MonitorRoutesCont
             exchange_rate: Type.Number(),
             exchange_rate_datetime: Type.String(),
             local_currency: Type.String(),
+            auth_response_token: Type.String({ description: 'compare with response_auth_token of the payment update notifications (6.2)' }),
           }),
         },
       },

@@ -12,6 +12,8 @@ import type { AddressIssuer } from './address-issuer.ts';
 import type { WalletRepository } from './wallet-repository.ts';
 import { checkLocalCurrency, isEmail } from './field-rules.ts';
 import type { CurrencyCatalog } from '../rates/currency-catalog.ts';
+import { newToken } from '../security/tokens.ts';
+import { recordTransition } from '../notify/status-transition.ts';
 
 /** The fields of POST /set_addr (INTERFACE.md 4.1). */
 export interface SetAddrInput {
@@ -30,6 +32,8 @@ export interface SetAddrResult {
   exchange_rate: number;
   exchange_rate_datetime: string;
   local_currency: string;
+  /** Compare with the `response_auth_token` of this order's payment update notifications (6.2, 6.3). */
+  auth_response_token: string;
 }
 
 /** Default reservation of an unused address, seconds (INTERFACE.md 8). */
@@ -64,10 +68,11 @@ export async function issueOrderAddress(deps: OrderAddressDeps, input: SetAddrIn
   const expirationSec = input.expiration ?? DEFAULT_EXPIRATION_SECONDS;
 
   const now = deps.clock();
+  const authToken = newToken(24);
   const { address, lock } = await deps.db.kysely.transaction().execute(async (trx) => {
     const lock = await deps.rates.lock('address', currency, trx);
     const address = await deps.issuer.reserveForOrder(trx, wallet, now, now + expirationSec * 1000);
-    await trx
+    const stored = await trx
       .insertInto('address_orders')
       .values({
         address_id: address.id,
@@ -83,8 +88,15 @@ export async function issueOrderAddress(deps: OrderAddressDeps, input: SetAddrIn
         payload_json: order ? JSON.stringify(order) : null,
         created_at: BigInt(now),
         reserved_until: BigInt(now + expirationSec * 1000),
+        order_status: 'pending',
+        payment_status: 'unconfirmed',
+        status_at: BigInt(now),
+        tx_snapshot_json: '{}',
+        auth_token_sealed: deps.masterKey.seal(authToken),
       })
-      .execute();
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await recordTransition(trx, { table: 'address_order_transitions', recordId: stored.id, from: null, to: 'pending', cause: 'created', at: now }, []);
     return { address, lock };
   });
   deps.chains.watch(chain.id, Buffer.from(address.script_hex, 'hex'), { addressId: address.id, walletId: wallet.id });
@@ -93,6 +105,7 @@ export async function issueOrderAddress(deps: OrderAddressDeps, input: SetAddrIn
     exchange_rate: jsonNumber(lock.rate),
     exchange_rate_datetime: isoUtc(lock.rateAt),
     local_currency: currency.toLowerCase(),
+    auth_response_token: authToken,
   };
 }
 
