@@ -12,6 +12,7 @@ import { rateRoutes } from '../rates/routes.ts';
 import type { DevChain } from '../devchain/dev-chain.ts';
 import { paymentRoutes } from '../payments/routes.ts';
 import { pageRoutes } from '../pages/routes.ts';
+import { refundRoutes } from '../refunds/routes.ts';
 import { formRoutes } from '../forms/routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 
@@ -92,6 +93,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await app.register(async (scope) => pageRoutes(scope, ctx));
   await app.register(async (scope) => formRoutes(scope, ctx));
   await app.register(async (scope) => rateRoutes(scope, ctx));
+  await app.register(async (scope) => refundRoutes(scope, ctx));
   await app.register(async (scope) => dashboardRoutes(scope, ctx.dashboard));
   const devChain = opts.devChain;
   if (devChain) {

@@ -10,6 +10,9 @@ import { OutboxWorker } from '../notify/outbox-worker.ts';
 import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
+import { createSpending } from '../spending/spending.ts';
+import { createRefunds } from '../refunds/refunds.ts';
+import { profileWallets } from '../dashboard/accounts.ts';
 import { createForms } from '../forms/forms.ts';
 import { createWallets } from '../wallets/wallets.ts';
 import { createDashboard } from '../dashboard/dashboard.ts';
@@ -68,6 +71,19 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     repo: wallets.repo,
     isSupportedCurrency,
   });
+  const spending = createSpending({ db, chains, masterKey, clock, log, pollMs: config.pollMs, fallbackFeeRate: config.fallbackFeeRate });
+  const refunds = createRefunds({
+    db,
+    log,
+    clock,
+    masterKey,
+    chains,
+    spending,
+    profileWallets: (profileId, trx) => profileWallets(trx ?? db, profileId),
+    publicUrl: config.publicUrl,
+    feeCapSats: config.refundFeeCapSats,
+    pollMs: config.pollMs,
+  });
   const forms = createForms({
     config,
     db,
@@ -93,6 +109,8 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     chains,
     notify: { worker, mailer },
     payments,
+    spending,
+    refunds,
     forms,
     wallets,
     dashboard: createDashboard({
@@ -108,9 +126,13 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       chains.start();
       worker.start();
       payments.machine.start();
+      spending.start();
+      refunds.start();
       forms.tracker.start();
     },
     stopBackground: async () => {
+      await refunds.stop();
+      await spending.stop();
       await chains.stop();
       await payments.machine.stop();
       await forms.tracker.stop();

@@ -5,11 +5,13 @@ import { walletCommands } from './commands/wallet-commands.ts';
 import { webhookCommands } from './commands/webhook-commands.ts';
 import { devCommands } from './commands/dev-commands.ts';
 import { paymentCommands } from './commands/payment-commands.ts';
+import { spendCommands } from './commands/spend-commands.ts';
+import { keyOriginCommands } from './commands/key-origin-commands.ts';
 import { dashboardCommands } from './commands/dashboard-commands.ts';
 import { opsCommands } from './commands/ops-commands.ts';
 import { VERSION } from '../core/version.ts';
 
-const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...opsCommands, ...devCommands];
+const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...spendCommands, ...keyOriginCommands, ...opsCommands, ...devCommands];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));

@@ -34,6 +34,8 @@ export interface Config {
    */
   trustProxy: string[];
   fallbackFeeRate: bigint;
+  /** Largest fee a merchant-signed refund transaction may pay, satoshis (besides 5% of the refunds). */
+  refundFeeCapSats: bigint;
   logLevel: string;
   /** Migrate an older database at start (SATGATE_AUTO_MIGRATE; default on for SQLite, off for PostgreSQL). */
   autoMigrate: boolean;
@@ -142,6 +144,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (/^\d{1,6}$/.test(fee) && BigInt(fee) > 0n) fallbackFeeRate = BigInt(fee);
     else problems.push('SATGATE_FALLBACK_FEE_RATE must be a whole number of sat/vB from 1 to 999999');
   }
+  const feeCap = str('SATGATE_REFUND_FEE_CAP_SATS');
+  let refundFeeCapSats = 100_000n;
+  if (feeCap !== null) {
+    if (/^\d{1,10}$/.test(feeCap) && BigInt(feeCap) > 0n) refundFeeCapSats = BigInt(feeCap);
+    else problems.push('SATGATE_REFUND_FEE_CAP_SATS must be a whole number of satoshis from 1');
+  }
   const allowPrivate = str('SATGATE_ALLOW_PRIVATE_WEBHOOKS');
   if (allowPrivate !== null && !['0', '1', 'true', 'false'].includes(allowPrivate)) {
     problems.push('SATGATE_ALLOW_PRIVATE_WEBHOOKS must be 1 or 0');
@@ -183,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateWebhooks: allowPrivate === '1' || allowPrivate === 'true',
     trustProxy,
     fallbackFeeRate,
+    refundFeeCapSats,
     logLevel,
     autoMigrate,
   };

@@ -28,6 +28,8 @@ export interface WalletsTable {
   registration_email: string | null;
   created_at: bigint;
   updated_at: bigint;
+  /** `[fingerprint/path]` of the key below its master, when the operator gave it (PSBT key origins). */
+  key_origin?: string | null;
 }
 
 export interface AddressesTable {
@@ -264,6 +266,99 @@ export interface RateLocksTable {
   expires_at: bigint;
 }
 
+/** A transaction the service built and signed (kind 'signed') or a merchant-signed one it verified ('external'). */
+export interface SpendsTable {
+  id: Generated<bigint>;
+  wallet_id: bigint;
+  /** What the spend is for ('refund', 'withdrawal', 'operator', …); with `reference`, its idempotency key. */
+  purpose: string;
+  reference: string | null;
+  kind: 'signed' | 'external';
+  /** 'signed' (stored, not yet accepted by the node), 'broadcast', 'confirmed', 'failed'. */
+  status: string;
+  txid: string;
+  raw_hex: string;
+  fee_sats: bigint;
+  /** sat/vB. */
+  fee_rate: bigint;
+  vsize: bigint;
+  change_address_id: bigint | null;
+  broadcast_attempts: Generated<bigint>;
+  last_error: string | null;
+  created_at: bigint;
+  updated_at: bigint;
+  broadcast_at: bigint | null;
+  confirmed_at: bigint | null;
+}
+
+export interface SpendInputsTable {
+  id: Generated<bigint>;
+  spend_id: bigint;
+  n: bigint;
+  output_id: bigint;
+  txid: string;
+  vout: bigint;
+  value_sats: bigint;
+}
+
+export interface SpendOutputsTable {
+  id: Generated<bigint>;
+  spend_id: bigint;
+  n: bigint;
+  address: string;
+  script_hex: string;
+  amount_sats: bigint;
+  is_change: bigint;
+}
+
+/** A coin taken by a spend; the primary key on the coin makes a second reservation fail. */
+export interface CoinReservationsTable {
+  output_id: bigint;
+  spend_id: bigint;
+  created_at: bigint;
+}
+
+/** A transaction of a spend that a fee bump replaced. */
+export interface SpendReplacementsTable {
+  id: Generated<bigint>;
+  spend_id: bigint;
+  txid: string;
+  raw_hex: string;
+  fee_sats: bigint;
+  fee_rate: bigint;
+  replaced_at: bigint;
+}
+
+/** A refund of (part of) a credit to a wallet; `state` is awaiting_address, scheduled, processing or confirmed. */
+export interface RefundsTable {
+  id: Generated<bigint>;
+  wallet_id: bigint;
+  profile_id: bigint;
+  credit_txid: string;
+  amount_sats: bigint;
+  token_hash: string;
+  /** The form token sealed with the master key, so an idempotent retry can answer the same URL. */
+  token_sealed: string;
+  idempotency_key: string | null;
+  payer_email: string | null;
+  address: string | null;
+  script_hex: string | null;
+  state: string;
+  spend_id: bigint | null;
+  last_error: string | null;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
+export interface RefundTransitionsTable {
+  id: Generated<bigint>;
+  refund_id: bigint;
+  from_status: string | null;
+  to_status: string;
+  cause: string;
+  at: bigint;
+}
+
 /** A payment form (operation 14): the merchant's order, the payer's fields and the derived order state. */
 export interface PaymentFormsTable {
   id: Generated<bigint>;
@@ -429,6 +524,13 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   outbox: OutboxTable;
   outbox_attempts: OutboxAttemptsTable;
+  spends: SpendsTable;
+  spend_inputs: SpendInputsTable;
+  spend_outputs: SpendOutputsTable;
+  coin_reservations: CoinReservationsTable;
+  spend_replacements: SpendReplacementsTable;
+  refunds: RefundsTable;
+  refund_transitions: RefundTransitionsTable;
   payment_forms: PaymentFormsTable;
   form_rate_locks: FormRateLocksTable;
   form_transitions: FormTransitionsTable;

@@ -1,5 +1,8 @@
-/** Renders a payment event (the webhook body) as a plain-text e-mail. */
+import { renderRefundMail } from './refund-mail.ts';
+
+/** Renders a payment event (the webhook body) as a plain-text e-mail; refund events have their own text. */
 export function renderEventMail(event: Record<string, unknown>): { subject: string; text: string } {
+  if (event.event === 'refund') return renderRefundMail(event);
   if (event.event === 'payment_update') return renderPaymentUpdateMail(event);
   const reference = String(event.payment_reference ?? event.order_id ?? 'payment');
   const status = String(event.status ?? event.payment_status ?? 'updated');

@@ -25,6 +25,7 @@ export const ASSET_PREFIX = '/pay/assets/';
 const TYPES: Record<string, string> = {
   'page.css': 'text/css; charset=utf-8',
   'page.js': 'text/javascript; charset=utf-8',
+  'refund.js': 'text/javascript; charset=utf-8',
   'form.js': 'text/javascript; charset=utf-8',
 };
 
@@ -39,7 +40,10 @@ export function loadPageAssets(dir: URL = new URL('./assets/', import.meta.url))
     version[name] = hash;
   }
   return {
-    urls: { css: `${ASSET_PREFIX}page.css?v=${version['page.css']}`, js: `${ASSET_PREFIX}page.js?v=${version['page.js']}`,
+    urls: {
+      css: `${ASSET_PREFIX}page.css?v=${version['page.css']}`,
+      js: `${ASSET_PREFIX}page.js?v=${version['page.js']}`,
+      refundJs: `${ASSET_PREFIX}refund.js?v=${version['refund.js']}`,
       formJs: `${ASSET_PREFIX}form.js?v=${version['form.js']}`,
     },
     files,

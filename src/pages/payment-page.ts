@@ -30,6 +30,8 @@ export interface PaymentPageData {
 export interface PageAssetUrls {
   css: string;
   js: string;
+  /** The refund page's script. */
+  refundJs?: string;
   /** The payment form page's script. */
   formJs?: string;
 }
@@ -147,7 +149,8 @@ export function renderErrorPage(assets: PageAssetUrls = DEFAULT_ASSET_URLS): str
   );
 }
 
-function messagePage(id: string, title: string, text: string, assets: PageAssetUrls): string {
+/** A page with a title and one message (not found, unavailable). */
+export function messagePage(id: string, title: string, text: string, assets: PageAssetUrls): string {
   const body = `<main class="card" id="${id}">
   <h1>${e(title)}</h1>
   <p>${e(text)}</p>
@@ -166,8 +169,8 @@ export function countdownText(remainingMs: number): string {
   return h > 0 ? `${h}:${mmss}` : mmss;
 }
 
-/** The HTML document around a page body: shared head (CSP-safe: stylesheet and script are files). */
-export function documentHtml(title: string, assets: PageAssetUrls, body: string, withScript: boolean): string {
+/** The page skeleton every hosted page shares (head, assets, no inline code); `script` picks the page script. */
+export function documentHtml(title: string, assets: PageAssetUrls, body: string, withScript: boolean, script = assets.js): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -179,7 +182,7 @@ export function documentHtml(title: string, assets: PageAssetUrls, body: string,
 <link rel="icon" href="data:,">
 <title>${e(title)}</title>
 <link rel="stylesheet" href="${e(assets.css)}">
-${withScript ? `<script src="${e(assets.js)}" defer></script>\n` : ''}</head>
+${withScript ? `<script src="${e(script)}" defer></script>\n` : ''}</head>
 <body>
 ${body}
 </body>

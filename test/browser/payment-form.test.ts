@@ -1,25 +1,24 @@
 // The payment form page end to end in Chromium on the real service and a regtest node, on a phone-sized
 // and a desktop viewport at once: required fields enforced in the browser, fields submitted, address and
-// QR code shown (the QR read back with zbarimg), paid without a reload, then sent to payment_complete_url.
+// QR code shown (the QR read back with jsQR, and zbarimg when installed), paid without a reload, then sent to payment_complete_url.
 // And merchant strings that look like markup render as text. Screenshots of each step go to test-results/.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startRegtestNode, type RegtestNode } from '../support/regtest-node.ts';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
 import { freePort } from '../support/server-process.ts';
 import { writeRatesFile } from '../support/rates-file.ts';
 import { addSandboxWallet } from '../support/payment-api.ts';
+import { decodeQrJs, decodeQrZbar } from '../support/qr-decode.ts';
+import { onPath } from '../support/system-tools.ts';
 import { decodeAddress } from '../../src/bitcoin/address.ts';
 import { satsFromBtc } from '../../src/money/money.ts';
 import { PAGE_CSP } from '../../src/pages/page-headers.ts';
 import { fitsWidth, launchChromium, loadedImageWidth, markDocument, RESULTS_DIR, stillMarked, watchPage, type PageWatch } from './chromium.ts';
 
-const run = promisify(execFile);
 const XSS = '<img src=x onerror=alert(1)>';
 
 let node: RegtestNode;
@@ -85,20 +84,6 @@ async function createForm(body: Record<string, unknown>): Promise<string> {
   const answer = (await res.json()) as { return: string; status: string; payment_page_url: string };
   expect(answer.return, answer.status).toBe('0');
   return answer.payment_page_url;
-}
-
-/** Reads a QR code from a PNG file with zbarimg; null (with the reason logged) when zbarimg is absent outside CI. */
-async function decodeQr(file: string): Promise<string | null> {
-  try {
-    const { stdout } = await run('zbarimg', ['--raw', '-q', file]);
-    return stdout.trim();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && process.env.CI !== 'true') {
-      console.warn('QR decode skipped: zbarimg is not installed (apt-get install zbar-tools)');
-      return null;
-    }
-    throw err;
-  }
 }
 
 interface Viewer {
@@ -168,10 +153,10 @@ describe('payment form page in Chromium, on the real service and a regtest node'
     const amount = await desktop.page.locator('#crypto-amount').innerText();
     expect(amount).toBe('0.0005');
     expect(address).toMatch(/^bcrt1/);
-    const qrFile = join(RESULTS_DIR, 'payment-form-qr-desktop.png');
-    await desktop.page.locator('#qr-image').screenshot({ path: qrFile });
-    const decoded = await decodeQr(qrFile);
-    if (decoded !== null) expect(decoded).toBe(`bitcoin:${address}?amount=${amount}`);
+    // The QR code as the browser shows it, read back by jsQR (pure JavaScript) and, when installed, by zbarimg.
+    const qrPng = await desktop.page.locator('#qr-image').screenshot({ path: join(RESULTS_DIR, 'payment-form-qr-desktop.png') });
+    expect(decodeQrJs(qrPng)).toBe(`bitcoin:${address}?amount=${amount}`);
+    if (onPath('zbarimg')) expect(decodeQrZbar(qrPng)).toBe(`bitcoin:${address}?amount=${amount}`);
     expect(await fitsWidth(phone.page)).toBe(true);
 
     await node.pay(decodeAddress(address).script, satsFromBtc(amount));

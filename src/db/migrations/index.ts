@@ -8,6 +8,7 @@ import { fundedAddressIndex } from './0006-funded-address-index.ts';
 import { idempotencyScopes } from './0007-idempotency-scopes.ts';
 import { paymentForms } from './0009-payment-forms.ts';
 import { dashboard } from './0010-dashboard.ts';
+import { spendingRefunds } from './0011-spending-refunds.ts';
 
 /** Every migration in order; append only, never edit a released one. */
 export const MIGRATIONS: readonly SatgateMigration[] = [
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly SatgateMigration[] = [
   idempotencyScopes,
   paymentForms,
   dashboard,
+  spendingRefunds,
 ];

@@ -1,0 +1,154 @@
+/** Operation 24: a merchant asks for a refund of (part of) a credit to one of their wallets. */
+import type { Transaction } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { Database } from '../db/schema.ts';
+import { lockRow } from '../db/row-locks.ts';
+import { WalletApiError } from '../core/errors.ts';
+import { btcFromSats, satsFromBtc } from '../money/money.ts';
+import { hashToken, newToken } from '../security/tokens.ts';
+import type { MasterKey } from '../security/master-key.ts';
+import type { WalletRow } from '../wallets/wallet-repository.ts';
+import { MAX_DUST_THRESHOLD } from '../spending/tx-size.ts';
+import { transitionRefund, type RefundRow } from './refund-transitions.ts';
+
+type Trx = Transaction<Database>;
+
+/** What op 24 answers. */
+export interface RefundForm {
+  refund_form_token: string;
+  refund_form_url: string;
+}
+
+/** The validated body of op 24. */
+export interface RefundRequestInput {
+  tx_id: unknown;
+  refund_amount: unknown;
+}
+
+const TXID = /^[0-9a-fA-F]{64}$/;
+
+/** Parses `refund_amount`: a BTC decimal string, positive, at most 8 decimals, not below the largest dust threshold. */
+export function parseRefundAmount(value: unknown): bigint {
+  if (typeof value !== 'string') throw new WalletApiError('201', 'Wrong or missing argument: refund_amount must be a string holding a BTC amount, e.g. "0.0005"');
+  let sats: bigint;
+  try {
+    sats = satsFromBtc(value);
+  } catch {
+    throw new WalletApiError('201', 'Wrong or missing argument: refund_amount must be a decimal BTC amount with at most 8 decimals');
+  }
+  if (sats <= 0n) throw new WalletApiError('201', 'Wrong or missing argument: refund_amount must be positive');
+  if (sats < MAX_DUST_THRESHOLD) throw new WalletApiError('201', `Wrong or missing argument: refund_amount must be at least ${btcFromSats(MAX_DUST_THRESHOLD)} BTC (smaller outputs are dust the network does not relay)`);
+  return sats;
+}
+
+/** Creates a refund (or answers the one this idempotency key already made). */
+export async function requestRefund(
+  deps: { db: Db; masterKey: MasterKey; clock: () => number; publicUrl: string; profileWallets(profileId: bigint, trx: Trx): Promise<WalletRow[]> },
+  profileId: bigint,
+  input: RefundRequestInput,
+  idempotencyKey: string | undefined,
+): Promise<RefundForm> {
+  if (typeof input.tx_id !== 'string' || !TXID.test(input.tx_id)) throw new WalletApiError('201', 'Wrong or missing argument: tx_id must be a 64-character transaction id');
+  const txid = input.tx_id.toLowerCase();
+  const amount = parseRefundAmount(input.refund_amount);
+  const form = (token: string): RefundForm => ({ refund_form_token: token, refund_form_url: `${deps.publicUrl}/refund/${token}` });
+
+  return deps.db.kysely.transaction().execute(async (trx) => {
+    if (idempotencyKey !== undefined) {
+      const again = await findByKey(trx, profileId, txid, idempotencyKey);
+      if (again) return againOrConflict(again, amount, deps.masterKey, form);
+    }
+    const wallets = await deps.profileWallets(profileId, trx);
+    const credits = wallets.length
+      ? await trx
+          .selectFrom('chain_outputs as o')
+          .innerJoin('chain_txs as t', 't.id', 'o.tx_id')
+          .innerJoin('addresses as a', 'a.id', 'o.address_id')
+          .select(['a.wallet_id', 'a.id as address_id', 'o.value_sats', 't.state'])
+          .where('t.txid', '=', txid)
+          .where('t.state', '!=', 'withdrawn')
+          .where('a.purpose', '!=', 'change')
+          .where('a.wallet_id', 'in', wallets.map((w) => w.id))
+          .execute()
+      : [];
+    // Someone else's transaction and an unknown one read the same: nothing about other wallets leaks.
+    if (credits.length === 0) throw new WalletApiError('201', 'Wrong or missing argument: tx_id is not a payment received by one of your wallets');
+    const walletId = credits[0]!.wallet_id;
+    const mine = credits.filter((c) => c.wallet_id === walletId);
+    if (mine.some((c) => c.state !== 'block')) throw new WalletApiError('201', 'Wrong or missing argument: this payment is not confirmed yet; ask for the refund once it is');
+    await lockRow(trx, deps.db.engine, 'wallets', walletId);
+    if (idempotencyKey !== undefined) {
+      const again = await findByKey(trx, profileId, txid, idempotencyKey);
+      if (again) return againOrConflict(again, amount, deps.masterKey, form);
+    }
+    const paid = mine.reduce((s, c) => s + c.value_sats, 0n);
+    const already = await trx
+      .selectFrom('refunds')
+      .select((eb) => eb.fn.sum<bigint | string | null>('amount_sats').as('total'))
+      .where('wallet_id', '=', walletId)
+      .where('credit_txid', '=', txid)
+      .executeTakeFirst();
+    const requested = already?.total === null || already?.total === undefined ? 0n : BigInt(already.total);
+    if (amount > paid - requested) {
+      throw new WalletApiError(
+        '201',
+        `Wrong or missing argument: refund_amount ${btcFromSats(amount)} BTC is more than what is left to refund of this payment (${btcFromSats(paid - requested)} BTC of ${btcFromSats(paid)} BTC)`,
+      );
+    }
+    const token = newToken(24);
+    const now = deps.clock();
+    const row = await trx
+      .insertInto('refunds')
+      .values({
+        wallet_id: walletId,
+        profile_id: profileId,
+        credit_txid: txid,
+        amount_sats: amount,
+        token_hash: hashToken(token),
+        token_sealed: deps.masterKey.seal(token),
+        idempotency_key: idempotencyKey ?? null,
+        payer_email: await payerEmail(trx, mine.map((c) => c.address_id)),
+        address: null,
+        script_hex: null,
+        state: 'awaiting_address',
+        spend_id: null,
+        last_error: null,
+        created_at: BigInt(now),
+        updated_at: BigInt(now),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await transitionRefund(trx, row, 'awaiting_address', 'requested', now, { formUrl: form(token).refund_form_url });
+    return form(token);
+  });
+}
+
+async function findByKey(trx: Trx, profileId: bigint, txid: string, key: string): Promise<RefundRow | undefined> {
+  return trx.selectFrom('refunds').selectAll().where('profile_id', '=', profileId).where('credit_txid', '=', txid).where('idempotency_key', '=', key).executeTakeFirst();
+}
+
+function againOrConflict(row: RefundRow, amount: bigint, masterKey: MasterKey, form: (t: string) => RefundForm): RefundForm {
+  if (row.amount_sats !== amount) throw new WalletApiError('201', 'Wrong or missing argument: this Idempotency-Key was already used for a refund of another amount');
+  return form(masterKey.unseal(row.token_sealed).toString('utf8'));
+}
+
+/** The payer's e-mail when a payment request or an order gave one for the paid address. */
+async function payerEmail(trx: Trx, addressIds: bigint[]): Promise<string | null> {
+  const payments = await trx.selectFrom('payments').select('request_json').where('address_id', 'in', addressIds).orderBy('id', 'desc').execute();
+  for (const p of payments) {
+    try {
+      const req = JSON.parse(p.request_json) as { payer_email?: unknown };
+      if (typeof req.payer_email === 'string' && req.payer_email.includes('@')) return req.payer_email;
+    } catch {
+      // An unreadable stored request has no e-mail to offer.
+    }
+  }
+  const order = await trx
+    .selectFrom('address_orders')
+    .select('return_email')
+    .where('address_id', 'in', addressIds)
+    .where('return_email', 'is not', null)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  return order?.return_email ?? null;
+}

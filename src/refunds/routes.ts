@@ -1,0 +1,108 @@
+// HTTP routes of refunds: operations 24 and 25, the dashboard's refund list, PSBT and signed-transaction
+// operations, and the payer's page /refund/:token. Thin: everything is in the refunds factory.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { WalletApiError } from '../core/errors.ts';
+import { ok } from '../http/envelope.ts';
+import { dashboardAuth, requireDashboardSession } from '../http/dashboard-auth.ts';
+import type { SessionVerifier } from '../dashboard/sessions.ts';
+import { PAGE_SECURITY_HEADERS } from '../pages/page-headers.ts';
+import { loadPageAssets } from '../pages/page-assets.ts';
+import { renderRefundPage, renderRefundNotFound } from '../pages/refund-page.ts';
+import type { Refunds } from './refunds.ts';
+
+/** What the refund routes need. */
+export interface RefundRoutesContext {
+  refunds: Refunds;
+  dashboard: { sessions: SessionVerifier };
+}
+
+// Field types are checked by the domain code (typeof), so a number is refused rather than coerced.
+const Any = (description: string) => Type.Unknown({ description });
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** Registers the refund routes. */
+export async function refundRoutes(app: FastifyInstance, ctx: RefundRoutesContext): Promise<void> {
+  await app.register(async (scope) => {
+    scope.addHook('preValidation', dashboardAuth(scope, ctx.dashboard.sessions));
+
+    scope.post<{ Body: { tx_id?: unknown; refund_amount?: unknown } }>(
+      '/refund_request',
+      {
+        schema: {
+          summary: 'Ask for a refund of a payment received by one of your wallets (op 24)',
+          tags: ['dashboard'],
+          body: Type.Object({
+            auth_token: Type.Optional(Type.String({ description: 'session token from /check_otp (or the Authorization header)' })),
+            tx_id: Any('transaction id of the payment to refund'),
+            refund_amount: Any('amount to refund in BTC, as a decimal string'),
+          }),
+        },
+      },
+      async (request) => {
+        const session = requireDashboardSession(request);
+        const key = request.headers['idempotency-key'];
+        if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
+          throw new WalletApiError('201', 'Wrong or missing argument: Idempotency-Key must be 1 to 255 visible ASCII characters, given once');
+        }
+        const refund = await ctx.refunds.request(session.profileId, { tx_id: request.body.tx_id, refund_amount: request.body.refund_amount }, key);
+        return ok({ refund });
+      },
+    );
+
+    scope.get('/refunds', { schema: { summary: "The profile's refunds with status and confirmations", tags: ['dashboard'] } }, async (request) =>
+      ok({ refunds: await ctx.refunds.list(requireDashboardSession(request).profileId) }),
+    );
+
+    scope.get<{ Querystring: { api_id?: unknown } }>(
+      '/refunds/psbt',
+      { schema: { summary: 'Unsigned PSBT paying every scheduled refund of a watch-only wallet', tags: ['dashboard'], querystring: Type.Object({ api_id: Any('API ID of the wallet') }) } },
+      async (request) => ok(await ctx.refunds.psbt(requireDashboardSession(request).profileId, request.query.api_id)),
+    );
+
+    scope.post<{ Body: { api_id?: unknown; psbt?: unknown; tx?: unknown } }>(
+      '/refunds/signed',
+      {
+        schema: {
+          summary: 'Post the signed refund transaction (PSBT or raw) of a watch-only wallet; it is checked and broadcast',
+          tags: ['dashboard'],
+          body: Type.Object({ api_id: Any('API ID of the wallet'), psbt: Type.Optional(Any('signed PSBT, base64 or hex')), tx: Type.Optional(Any('signed raw transaction, hex')) }),
+        },
+      },
+      async (request) => {
+        const session = requireDashboardSession(request);
+        const signed = request.body.psbt ?? request.body.tx;
+        return ok(await ctx.refunds.submitSigned(session.profileId, request.body.api_id, signed));
+      },
+    );
+  });
+
+  // Op 25 needs no session: the refund form token is the payer's credential (INTERFACE.md 5 item 5 leaves it open).
+  app.post<{ Body: { refund_form_token?: unknown; refund_addr?: unknown } }>(
+    '/set_refund_addr',
+    {
+      schema: {
+        summary: 'Set the address a refund is sent to, once (op 25)',
+        tags: ['wallet API'],
+        body: Type.Object({ refund_form_token: Any('token from the refund form URL'), refund_addr: Any('bitcoin address of the wallet network') }),
+      },
+    },
+    async (request) => ok({ refund: await ctx.refunds.setAddress(request.body.refund_form_token, request.body.refund_addr) }),
+  );
+
+  const assets = loadPageAssets();
+  app.get<{ Params: { token: string } }>(
+    '/refund/:token',
+    { schema: { summary: 'Refund page (HTML): the payer enters the address to refund to', tags: ['pages'] } },
+    async (request, reply) => {
+      secure(reply).header('cache-control', 'no-store').type('text/html; charset=utf-8');
+      const view = await ctx.refunds.view(request.params.token);
+      if (!view) return reply.status(404).send(renderRefundNotFound(assets.urls));
+      return reply.send(renderRefundPage(request.params.token, view, assets.urls));
+    },
+  );
+}
+
+function secure(reply: FastifyReply): FastifyReply {
+  return reply.headers(PAGE_SECURITY_HEADERS);
+}
