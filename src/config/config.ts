@@ -37,6 +37,8 @@ export interface Config {
   /** Largest fee a merchant-signed refund transaction may pay, satoshis (besides 5% of the refunds). */
   refundFeeCapSats: bigint;
   logLevel: string;
+  /** Migrate an older database at start (SATGATE_AUTO_MIGRATE; default on for SQLite, off for PostgreSQL). */
+  autoMigrate: boolean;
 }
 
 /** Raised with every bad variable named, so an operator fixes them in one go. */
@@ -163,6 +165,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
+  const autoMigrateRaw = str('SATGATE_AUTO_MIGRATE');
+  if (autoMigrateRaw !== null && !['0', '1', 'true', 'false'].includes(autoMigrateRaw)) problems.push('SATGATE_AUTO_MIGRATE must be 1 or 0');
+  const autoMigrate = autoMigrateRaw === null ? databaseUrl === null : autoMigrateRaw === '1' || autoMigrateRaw === 'true';
+
   const config: Config = {
     port,
     host,
@@ -187,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fallbackFeeRate,
     refundFeeCapSats,
     logLevel,
+    autoMigrate,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
