@@ -3,7 +3,7 @@
 // Run: node bin/run-ts.js bench/run-all.ts
 import { spawn } from 'node:child_process';
 
-const BENCHMARKS = ['bench/chain-scan.ts', 'bench/api.ts'];
+const BENCHMARKS = ['bench/chain-scan.ts', 'bench/api.ts', 'bench/start-time.ts'];
 
 /** Runs `node bin/run-ts.js <file>` with inherited output and resolves to its exit code. */
 function runBenchmark(file: string): Promise<number> {

@@ -62,6 +62,7 @@ export async function benchScaleOut(pgUrl: string, node: RegtestNode, ratesFile:
     SATGATE_TEST_NETWORK: 'regtest',
     SATGATE_RATES_FILE: ratesFile,
     LOG_LEVEL: 'error',
+    SATGATE_AUTO_MIGRATE: '1',
   };
   const procs: ServerProcess[] = [];
   const rows: ScaleOutRow[] = [];

@@ -15,6 +15,8 @@ import { pageRoutes } from '../pages/routes.ts';
 import { refundRoutes } from '../refunds/routes.ts';
 import { formRoutes } from '../forms/routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
+import { partnerRoutes } from '../partners/routes.ts';
+import { withdrawalRoutes } from '../withdrawals/routes.ts';
 
 /** Largest JSON body accepted (DESIGN.md section 7). */
 export const BODY_LIMIT = 1024 * 1024;
@@ -97,6 +99,8 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await app.register(async (scope) => rateRoutes(scope, ctx));
   await app.register(async (scope) => refundRoutes(scope, ctx));
   await app.register(async (scope) => dashboardRoutes(scope, ctx.dashboard));
+  await app.register(async (scope) => partnerRoutes(scope, ctx.partners));
+  await app.register(async (scope) => withdrawalRoutes(scope, { ...ctx.partners, onConfirmed: ctx.partners.kick }));
   const devChain = opts.devChain;
   if (devChain) {
     const { devRoutes } = await import('./dev-routes.ts');

@@ -17,6 +17,7 @@ import type { Forms } from '../forms/forms.ts';
 import type { Wallets } from '../wallets/wallets.ts';
 import type { Dashboard } from '../dashboard/dashboard.ts';
 import type { SingletonRole } from './singleton-role.ts';
+import type { Partners } from '../partners/partners.ts';
 
 /** Everything the HTTP layer and background workers share: built once per process. */
 export interface AppContext {
@@ -42,6 +43,8 @@ export interface AppContext {
   forms: Forms;
   /** The merchant dashboard: OTP login, sessions, profiles, accounts (operations 18 to 23). */
   dashboard: Dashboard;
+  /** Partner keys, partner merchant wallets, KYC and withdrawals. */
+  partners: Partners;
   /** Wallet API: registration, order addresses, balances; its repository and issuer serve payments too. */
   wallets: Wallets;
   /** The singleton role: which process runs the chain watchers, rate refresher and sweepers (a lease on PostgreSQL). */

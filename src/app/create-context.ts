@@ -16,6 +16,7 @@ import { profileWallets } from '../dashboard/accounts.ts';
 import { createForms } from '../forms/forms.ts';
 import { createWallets } from '../wallets/wallets.ts';
 import { createDashboard } from '../dashboard/dashboard.ts';
+import { createPartners } from '../partners/partners.ts';
 import type { AppContext } from './context.ts';
 import { SingletonRole } from './singleton-role.ts';
 
@@ -97,7 +98,19 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     repo: wallets.repo,
     isSupportedCurrency,
   });
-  // Chain watchers, rate refresher, spending broadcaster, refund and payment and form sweepers run in one process at a time (the lease holder).
+  const partners = createPartners({
+    db,
+    clock,
+    log,
+    masterKey,
+    rates: rateService.rates,
+    chains,
+    spending,
+    testNetwork: config.testNetwork,
+    allowPrivateWebhooks: config.allowPrivateWebhooks,
+    isSupportedCurrency,
+  });
+  // Chain watchers, rate refresher, spending broadcaster, refund, payment, form and partner sweepers run in one process at a time (the lease holder).
   const singleton = new SingletonRole({
     db,
     role: config.role,
@@ -116,9 +129,11 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
         spending.start();
         refunds.start();
         forms.tracker.start();
+        partners.start();
       },
       stop: async () => {
         await refunds.stop();
+        await partners.stop();
         await spending.stop();
         await chains.stop();
         await payments.machine.stop();
@@ -146,6 +161,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     spending,
     refunds,
     forms,
+    partners,
     wallets,
     dashboard: createDashboard({
       db,

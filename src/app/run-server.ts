@@ -3,17 +3,24 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { loadConfig, type Config } from '../config/config.ts';
 import { openDb, dbTargetFromConfig } from '../db/database.ts';
-import { migrateToLatest } from '../db/migrate.ts';
+import { prepareSchema } from '../db/schema-version.ts';
 import { ProcessLock } from '../db/sqlite-lock.ts';
 import { MasterKey } from '../security/master-key.ts';
 import { buildApp } from './app.ts';
 import { VERSION } from '../core/version.ts';
 import { createContext } from './create-context.ts';
 import { startDevChain, type DevChain } from '../devchain/dev-chain.ts';
+import { DEV_CHAIN_MISSING_HELP, NO_CHAIN_SOURCE_HELP, devChainInstalled } from '../config/chain-source.ts';
 
 /** Starts the whole service in this process and stops it cleanly on SIGTERM or SIGINT. */
-export async function runServer(config: Config = loadConfig()): Promise<void> {
+export async function runServer(config: Config = loadConfig(), opts: { dev?: boolean } = {}): Promise<void> {
   const log = pino({ level: config.logLevel });
+  if (opts.dev && !config.devChain) {
+    throw new Error('--dev runs the built-in development chain, which is only used when no node is configured (unset SATGATE_LIVE_RPC_URL and SATGATE_TEST_RPC_URL)');
+  }
+  // Checked before anything is created: asking for the development chain where it is not installed is a usage error.
+  const runDevChain = config.devChain && devChainInstalled();
+  if (opts.dev && !runDevChain) throw new Error(DEV_CHAIN_MISSING_HELP);
   // The data directory holds the database, the master key and mail: its owner's eyes only.
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   chmodSync(config.dataDir, 0o700);
@@ -28,7 +35,7 @@ export async function runServer(config: Config = loadConfig()): Promise<void> {
   const lock = target.engine === 'sqlite' ? ProcessLock.acquire(`${config.dataDir}/satgate.lock`) : null;
   const db = openDb(target);
   try {
-    const applied = await migrateToLatest(db);
+    const applied = await prepareSchema(db, config.autoMigrate);
     log.info({ engine: db.engine, applied }, applied.length ? 'database migrated' : 'database schema is current');
   } catch (err) {
     lock?.release();
@@ -36,7 +43,12 @@ export async function runServer(config: Config = loadConfig()): Promise<void> {
     throw err;
   }
   let devChain: DevChain | undefined;
-  if (config.devChain) {
+  if (config.devChain && !runDevChain) {
+    // A package install with nothing configured: start (health, API, pages) and say plainly what to set.
+    process.stderr.write(`${NO_CHAIN_SOURCE_HELP}\n`);
+    log.warn('no chain source is configured: set SATGATE_LIVE_RPC_URL and/or SATGATE_TEST_RPC_URL');
+  }
+  if (runDevChain) {
     log.warn(
       'DEVELOPMENT MODE: no Bitcoin node is configured (SATGATE_LIVE_RPC_URL, SATGATE_TEST_RPC_URL), so satgate runs its own ' +
         'regtest chain as the sandbox network. Live mode is disabled. Try: npx satgate dev pay <address> 0.001; npx satgate dev mine',

@@ -22,7 +22,7 @@ const ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1AD
 
 /** A clean environment for the CLI: nothing of this process's configuration leaks in. */
 function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...env };
+  return { PATH: process.env.PATH, HOME: process.env.HOME, SATGATE_RUN_SOURCE: '1', LOG_LEVEL: 'warn', ...env };
 }
 
 async function freePort(): Promise<number> {

@@ -9,8 +9,11 @@ import { spendCommands } from './commands/spend-commands.ts';
 import { keyOriginCommands } from './commands/key-origin-commands.ts';
 import { dashboardCommands } from './commands/dashboard-commands.ts';
 import { dbCommands } from './commands/db-commands.ts';
+import { partnerCommands } from './commands/partner-commands.ts';
+import { opsCommands } from './commands/ops-commands.ts';
+import { VERSION } from '../core/version.ts';
 
-const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...spendCommands, ...keyOriginCommands, ...dbCommands, ...devCommands];
+const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...spendCommands, ...keyOriginCommands, ...partnerCommands, ...opsCommands, ...dbCommands, ...devCommands];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));
@@ -28,6 +31,15 @@ function find(argv: string[]): { command: Command; rest: string[] } | undefined 
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    console.log(VERSION);
+    return 0;
+  }
+  // Machine-readable list of every command path, one a line: the package test runs "--help" for each.
+  if (argv[0] === '--list-commands') {
+    for (const c of COMMANDS) console.log(c.path.join(' '));
+    return 0;
+  }
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     console.log(overview());
     return 0;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { loadConfig, type Config } from '../config/config.ts';
 import { openDb, dbTargetFromConfig, type Db } from '../db/database.ts';
-import { migrateToLatest } from '../db/migrate.ts';
+import { prepareSchema } from '../db/schema-version.ts';
 import { MasterKey } from '../security/master-key.ts';
 import { UsageError } from './command.ts';
 
@@ -13,7 +13,12 @@ export async function openStore(): Promise<{ config: Config; db: Db }> {
     throw new UsageError(`no database at ${target.file}: start the server once (npm start) or run "satgate migrate"`);
   }
   const db = openDb(target);
-  await migrateToLatest(db);
+  try {
+    await prepareSchema(db, config.autoMigrate);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
   return { config, db };
 }
 

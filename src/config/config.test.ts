@@ -149,3 +149,16 @@ describe('SATGATE_ROLE and SATGATE_LEASE_MS', () => {
     expect(configError({ SATGATE_LEASE_MS: '100' }).problems.join()).toMatch(/SATGATE_LEASE_MS/);
   });
 });
+
+describe('SATGATE_AUTO_MIGRATE', () => {
+  it('defaults on for the embedded SQLite database and off for PostgreSQL, where several processes share it', () => {
+    expect(loadConfig({}).autoMigrate).toBe(true);
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).autoMigrate).toBe(false);
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db', SATGATE_AUTO_MIGRATE: '1' }).autoMigrate).toBe(true);
+    expect(loadConfig({ SATGATE_AUTO_MIGRATE: '0' }).autoMigrate).toBe(false);
+  });
+
+  it('refuses anything but 1, 0, true or false', () => {
+    expect(() => loadConfig({ SATGATE_AUTO_MIGRATE: 'yes' })).toThrow('SATGATE_AUTO_MIGRATE must be 1 or 0');
+  });
+});

@@ -45,6 +45,8 @@ export interface Config {
   role: ProcessRole;
   /** SATGATE_LEASE_MS: how long the singleton lease lasts without renewal (PostgreSQL only). */
   leaseMs: number;
+  /** Migrate an older database at start (SATGATE_AUTO_MIGRATE; default on for SQLite, off for PostgreSQL). */
+  autoMigrate: boolean;
 }
 
 /** What one `satgate start` process does (SATGATE_ROLE). */
@@ -180,6 +182,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   else if (role !== 'all' && !databaseUrl) {
     problems.push('SATGATE_ROLE=api or worker needs PostgreSQL (DATABASE_URL): on the embedded SQLite database the service is one process');
   }
+  const autoMigrateRaw = str('SATGATE_AUTO_MIGRATE');
+  if (autoMigrateRaw !== null && !['0', '1', 'true', 'false'].includes(autoMigrateRaw)) problems.push('SATGATE_AUTO_MIGRATE must be 1 or 0');
+  const autoMigrate = autoMigrateRaw === null ? databaseUrl === null : autoMigrateRaw === '1' || autoMigrateRaw === 'true';
 
   const config: Config = {
     port,
@@ -207,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     role,
     leaseMs: int('SATGATE_LEASE_MS', 15_000, 300, 600_000),
+    autoMigrate,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteAdapter, SqliteDialect, sql, type DialectAdapter } from 'kysely';
 import { createPrivate } from './sqlite-lock.ts';
 import { FencingPostgresDialect } from './fencing.ts';
 import type { Database } from './schema.ts';
@@ -36,7 +36,7 @@ export function openDb(target: DbTarget): Db {
     raw.pragma('foreign_keys = ON');
     raw.pragma('busy_timeout = 5000');
     raw.defaultSafeIntegers(true);
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+    const kysely = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: raw }) });
     return {
       engine: 'sqlite',
       kysely,
@@ -86,4 +86,15 @@ export function dbTargetFromConfig(config: { databaseUrl: string | null; dataDir
   return config.databaseUrl
     ? { engine: 'postgres', url: config.databaseUrl }
     : { engine: 'sqlite', file: `${config.dataDir}/satgate.sqlite` };
+}
+
+/** SQLite runs DDL inside transactions; Kysely assumes it cannot, so without this its migrator would not wrap them. */
+class TransactionalDdlSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new (class extends SqliteAdapter {
+      override get supportsTransactionalDdl(): boolean {
+        return true;
+      }
+    })();
+  }
 }

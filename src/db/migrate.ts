@@ -1,13 +1,21 @@
 import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './database.ts';
 import { MIGRATIONS } from './migrations/index.ts';
+import type { SatgateMigration } from './migrations/helpers.ts';
+import { readSchemaState, SchemaTooNewError } from './schema-version.ts';
 
-/** Applies every pending migration; returns the names applied. Forward only. */
-export async function migrateToLatest(db: Db): Promise<string[]> {
+/**
+ * Applies every pending migration in one transaction on both engines (a failure leaves the schema as it was);
+ * returns the names applied. Forward only. Refuses a database that a newer satgate migrated (SchemaTooNewError).
+ * `migrations` is every migration by default; tests pass a prefix to build the schema of an earlier release.
+ */
+export async function migrateToLatest(db: Db, migrations: readonly SatgateMigration[] = MIGRATIONS): Promise<string[]> {
+  const state = await readSchemaState(db, migrations);
+  if (state.unknown.length > 0) throw new SchemaTooNewError(state);
   const provider: MigrationProvider = {
     async getMigrations() {
       const out: Record<string, Migration> = {};
-      for (const m of MIGRATIONS) out[m.name] = { up: (k) => m.up(k, db.engine) };
+      for (const m of migrations) out[m.name] = { up: (k) => m.up(k, db.engine) };
       return out;
     },
   };
@@ -17,7 +25,9 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
     db.engine === 'postgres'
       ? (await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db.kysely)).rows[0]?.schema
       : null;
-  const migrator = new Migrator({ db: db.kysely, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
+  // Unordered: migration numbers are reserved per branch and may land out of order (0010 before 0008); a database
+  // with 0010 must still take 0008 later. Which migrations are applied is what counts, not the highest number.
+  const migrator = new Migrator({ db: db.kysely, provider, allowUnorderedMigrations: true, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

@@ -359,6 +359,100 @@ export interface RefundTransitionsTable {
   at: bigint;
 }
 
+/** A platform the operator trusts: its key (hashed), network, settlement address and webhook. */
+export interface PartnersTable {
+  id: Generated<bigint>;
+  name: string;
+  mode: 'live' | 'test';
+  network: string;
+  key_hash: string;
+  /** The key's first characters, for the operator to tell keys apart (never enough to use it). */
+  key_hint: string;
+  settlement_address: string;
+  webhook_url: string | null;
+  webhook_secret_sealed: string;
+  created_at: bigint;
+  revoked_at: bigint | null;
+}
+
+/** A partner's merchant: a service-held wallet, its keys (hashed) and sealed personal data. */
+export interface PartnerWalletsTable {
+  id: Generated<bigint>;
+  partner_id: bigint;
+  wallet_id: bigint;
+  partner_merchant_id: string;
+  merchant_name: string;
+  merchant_key_hash: string;
+  withdrawal_key_hash: string;
+  /** pending_kyc, active or rejected. */
+  wallet_status: string;
+  status_reason: string | null;
+  status_at: bigint;
+  contact_sealed: string;
+  bank_info_sealed: string;
+  metadata_sealed: string | null;
+  created_at: bigint;
+}
+
+/** One uploaded identity document, sealed. */
+export interface KycDocumentsTable {
+  id: Generated<bigint>;
+  partner_wallet_id: bigint;
+  doc_id: string;
+  mime_type: string;
+  size_bytes: bigint;
+  description_sealed: string;
+  content_sealed: string;
+  metadata_sealed: string | null;
+  created_at: bigint;
+}
+
+/** A withdrawal quote and, once confirmed, the withdrawal it became. */
+export interface WithdrawalsTable {
+  id: Generated<bigint>;
+  withdrawal_id: string;
+  partner_wallet_id: bigint;
+  wallet_id: bigint;
+  currency: string;
+  amount: string;
+  exchange_rate: string;
+  crypto_sats: bigint;
+  fee_estimate_sats: bigint;
+  rate_lock_id: bigint | null;
+  expires_at: bigint;
+  /** quoted, pending, success or failed. */
+  status: string;
+  status_at: bigint;
+  failure_reason: string | null;
+  settlement_address: string;
+  /** The spend (spending capability) paying the settlement address; its txid is copied to `txid` (a fee bump changes it). */
+  spend_id: bigint | null;
+  txid: string | null;
+  send_attempts: Generated<bigint>;
+  confirmed_at: bigint | null;
+  created_at: bigint;
+}
+
+/** Every status change of a partner wallet. */
+export interface PartnerWalletTransitionsTable {
+  id: Generated<bigint>;
+  partner_wallet_id: bigint;
+  from_status: string | null;
+  to_status: string;
+  cause: string;
+  at: bigint;
+}
+
+/** Every status change of a withdrawal (`withdrawal_id` is the row id, not the public `wd_…` ID). */
+export interface WithdrawalTransitionsTable {
+  id: Generated<bigint>;
+  withdrawal_id: bigint;
+  from_status: string | null;
+  to_status: string;
+  cause: string;
+  at: bigint;
+}
+
 /** A payment form (operation 14): the merchant's order, the payer's fields and the derived order state. */
 export interface PaymentFormsTable {
   id: Generated<bigint>;
@@ -546,6 +640,12 @@ export interface Database {
   form_transitions: FormTransitionsTable;
   address_order_transitions: AddressOrderTransitionsTable;
   order_output_rates: OrderOutputRatesTable;
+  partners: PartnersTable;
+  partner_wallets: PartnerWalletsTable;
+  kyc_documents: KycDocumentsTable;
+  withdrawals: WithdrawalsTable;
+  partner_wallet_transitions: PartnerWalletTransitionsTable;
+  withdrawal_transitions: WithdrawalTransitionsTable;
   profiles: ProfilesTable;
   dashboard_otps: DashboardOtpsTable;
   dashboard_sessions: DashboardSessionsTable;

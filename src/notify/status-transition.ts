@@ -13,6 +13,8 @@ export const TRANSITION_TABLES = {
   refund_transitions: 'refund_id',
   form_transitions: 'form_id',
   address_order_transitions: 'address_order_id',
+  partner_wallet_transitions: 'partner_wallet_id',
+  withdrawal_transitions: 'withdrawal_id',
 } as const satisfies { [T in keyof Database]?: string };
 
 /** A transition table. */

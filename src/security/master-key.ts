@@ -1,4 +1,4 @@
-import { randomBytes, createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
+import { randomBytes, createCipheriv, createDecipheriv, createHmac, createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync, chmodSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -31,6 +31,14 @@ export class MasterKey {
   /** A 32-byte key for one purpose (HMAC-SHA256 of the purpose under the master key); never stored. */
   deriveKey(purpose: string): Buffer {
     return createHmac('sha256', this.key).update(`satgate:${purpose}`, 'utf8').digest();
+  }
+
+  /**
+   * Names the key without revealing it: a domain-separated SHA-256, so a backup can say which key it needs and a
+   * restore can refuse the wrong one.
+   */
+  fingerprint(): string {
+    return `sha256:${createHash('sha256').update('satgate master key fingerprint\0').update(this.key).digest('hex').slice(0, 32)}`;
   }
 
   /** Encrypts a secret; the result is `v1:` + base64(iv ‖ tag ‖ ciphertext). */

@@ -180,7 +180,7 @@ describe('satgate killed with SIGKILL at random moments under load', () => {
           }
         } catch (err) {
           // A chain step can lose a race with another (a payment mined meanwhile): the chain stays the truth.
-          if (!/not in the mempool|payer has|node did not accept/.test(String(err))) throw err;
+          if (!/not in the mempool|payer has|node did not accept|tip mismatch/.test(String(err))) throw err;
         }
         await sleep(20 + rand(80));
       }

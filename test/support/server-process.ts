@@ -93,7 +93,7 @@ export interface CliResult {
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, SATGATE_RUN_SOURCE: '1', LOG_LEVEL: 'warn', ...env },
     });
     let stdout = '';
     let stderr = '';

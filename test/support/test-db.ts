@@ -5,6 +5,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDb, type Db, type Engine } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import type { SatgateMigration } from '../../src/db/migrations/helpers.ts';
+import { MIGRATIONS } from '../../src/db/migrations/index.ts';
 import { available } from './system-tools.ts';
 
 /** A fresh, migrated database for one test, and how to throw it away. */
@@ -27,13 +29,16 @@ export function testEngines(): Engine[] {
   return pgReady ? ['sqlite', 'postgres'] : ['sqlite'];
 }
 
-/** Creates an empty migrated database on the engine: a temp SQLite file or a new PostgreSQL schema. */
-export async function createTestDb(engine: Engine): Promise<TestDb> {
+/**
+ * Creates an empty migrated database on the engine: a temp SQLite file or a new PostgreSQL schema. `migrations`
+ * (default: all) builds an earlier release's schema; an empty list leaves the database blank.
+ */
+export async function createTestDb(engine: Engine, migrations: readonly SatgateMigration[] = MIGRATIONS): Promise<TestDb> {
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'satgate-test-'));
     const file = join(dir, 'satgate.sqlite');
     const db = openDb({ engine: 'sqlite', file });
-    await migrateToLatest(db);
+    await migrateToLatest(db, migrations);
     return {
       db,
       engine,
@@ -53,7 +58,7 @@ export async function createTestDb(engine: Engine): Promise<TestDb> {
   await admin.query(`create schema ${schema}`);
   await admin.end();
   const db = openDb({ engine: 'postgres', url, schema, poolSize: 4 });
-  await migrateToLatest(db);
+  await migrateToLatest(db, migrations);
   const schemaUrl = new URL(url);
   schemaUrl.searchParams.set('options', `-c search_path=${schema}`);
   return {

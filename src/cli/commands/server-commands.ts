@@ -8,11 +8,13 @@ export const serverCommands: Command[] = [
   {
     path: ['start'],
     summary: 'run the service (API, pages, chain watcher, rates, outbox workers)',
-    usage: 'satgate start\n\nConfigured by environment variables; see README.md.',
-    run: async () => {
+    usage:
+      'satgate start [--dev]\n\nConfigured by environment variables; see README.md. With no node configured a clone runs the ' +
+      'built-in development chain (bcoin); --dev insists on it and says how to get it when it is not installed.',
+    run: async (args) => {
       // Loaded on demand: the server pulls in every module (and the dev chain), which would slow every other command.
       const { runServer } = await import('../../app/run-server.ts');
-      await runServer();
+      await runServer(undefined, { dev: args.includes('--dev') });
       return -1;
     },
   },

@@ -9,6 +9,7 @@ import { idempotencyScopes } from './0007-idempotency-scopes.ts';
 import { paymentForms } from './0009-payment-forms.ts';
 import { dashboard } from './0010-dashboard.ts';
 import { spendingRefunds } from './0011-spending-refunds.ts';
+import { partners } from './0012-partners.ts';
 import { leases } from './0015-leases.ts';
 
 /** Every migration in order; append only, never edit a released one. */
@@ -23,5 +24,6 @@ export const MIGRATIONS: readonly SatgateMigration[] = [
   paymentForms,
   dashboard,
   spendingRefunds,
+  partners,
   leases,
 ];

@@ -1,0 +1,124 @@
+// satgate doctor on a correct set-up and on five broken ones: each broken part gets a FAIL line naming it while the
+// other checks stay OK, and the command exits non-zero exactly when something failed.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SMTPServer } from 'smtp-server';
+import { startRegtestNode, type RegtestNode } from '../../test/support/regtest-node.ts';
+import { freePort, runCli } from '../../test/support/server-process.ts';
+import { openDb } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { MasterKey } from '../security/master-key.ts';
+import { RateStore } from '../rates/rate-store.ts';
+import { runDoctor, type Finding } from './doctor.ts';
+
+const HOUR = 3_600_000;
+let node: RegtestNode;
+let smtp: SMTPServer;
+let smtpPort: number;
+let site: Server;
+const root = mkdtempSync(join(tmpdir(), 'satgate-doctor-'));
+
+beforeAll(async () => {
+  node = await startRegtestNode();
+  smtp = new SMTPServer({ authOptional: true, disabledCommands: ['STARTTLS'], onData: (s, _x, cb) => s.on('end', () => cb()).resume() });
+  await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
+  smtpPort = (smtp.server.address() as AddressInfo).port;
+  // Stands in for the running server at SATGATE_PUBLIC_URL.
+  site = createServer((req, res) => res.writeHead(req.url === '/health' ? 200 : 404).end('{}'));
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+});
+afterAll(async () => {
+  await node?.stop();
+  await new Promise<void>((r) => (smtp ? smtp.close(() => r()) : r()));
+  await new Promise((r) => site?.close(r));
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** A data directory as `satgate start` leaves it: mode 0700, master key 0600, migrated database 0600, rates stored. */
+async function setUp(ratesFetchedAgoMs = 5 * 60_000): Promise<Record<string, string>> {
+  const dataDir = mkdtempSync(join(root, 'data-'));
+  chmodSync(dataDir, 0o700);
+  MasterKey.loadOrCreate(join(dataDir, 'master.key'));
+  const db = openDb({ engine: 'sqlite', file: join(dataDir, 'satgate.sqlite') });
+  await migrateToLatest(db);
+  const at = Date.now() - ratesFetchedAgoMs;
+  await new RateStore(db).insertRecord({ at, fetchedAt: at, origin: 'refresh', rates: new Map([['USD', '50000']]), sources: { answered: ['file'], failed: [], derived: [] } });
+  await db.close();
+  return {
+    SATGATE_DATA_DIR: dataDir,
+    SATGATE_TEST_RPC_URL: node.rpcUrl,
+    SATGATE_TEST_NETWORK: 'regtest',
+    SATGATE_SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    SATGATE_PUBLIC_URL: `http://127.0.0.1:${(site.address() as AddressInfo).port}`,
+    SATGATE_RATE_INTERVAL: '1h',
+  };
+}
+
+function verdicts(findings: Finding[]): Record<string, string> {
+  return Object.fromEntries(findings.map((f) => [f.check, f.verdict]));
+}
+
+const ALL_OK = { configuration: 'ok', 'data directory': 'ok', 'master key': 'ok', database: 'ok', 'exchange rates': 'ok', 'chain test': 'ok', smtp: 'ok', 'public url': 'ok' };
+
+describe('satgate doctor', () => {
+  it('a correct set-up: every check OK, exit code 0, the key fingerprint and a backup reminder printed', async () => {
+    const env = await setUp();
+    expect(verdicts(await runDoctor(env))).toEqual(ALL_OK);
+    const cli = await runCli(['doctor'], env);
+    expect(cli.code, cli.stdout + cli.stderr).toBe(0);
+    expect(cli.stdout).toMatch(/^OK {4}master key {6,}.*fingerprint sha256:[0-9a-f]{32}.*backed up\?/m);
+    expect(cli.stdout).toContain('all checks passed');
+  });
+
+  it('no master key: the master key check fails and the exit code is 1', async () => {
+    const env = await setUp();
+    rmSync(join(env.SATGATE_DATA_DIR!, 'master.key'));
+    const findings = await runDoctor(env);
+    expect(verdicts(findings)).toEqual({ ...ALL_OK, 'master key': 'fail' });
+    expect(findings.find((f) => f.check === 'master key')!.detail).toMatch(/master\.key is missing/);
+    const cli = await runCli(['doctor'], env);
+    expect(cli.code).toBe(1);
+    expect(cli.stdout).toMatch(/^FAIL {2}master key/m);
+    expect(cli.stdout).toContain('1 check(s) failed');
+  });
+
+  it('a node on the wrong network: the chain check fails naming both networks', async () => {
+    const env = { ...(await setUp()), SATGATE_TEST_NETWORK: 'signet' };
+    const findings = await runDoctor(env);
+    expect(verdicts(findings)).toEqual({ ...ALL_OK, 'chain test': 'fail' });
+    expect(findings.find((f) => f.check === 'chain test')!.detail).toBe('the node runs "regtest" but satgate expects "signet" for test mode (SATGATE_TEST_NETWORK)');
+  });
+
+  it('an unreachable SMTP server: the smtp check fails', async () => {
+    const env = { ...(await setUp()), SATGATE_SMTP_URL: `smtp://127.0.0.1:${await freePort()}` };
+    const findings = await runDoctor(env);
+    expect(verdicts(findings)).toEqual({ ...ALL_OK, smtp: 'fail' });
+    expect(findings.find((f) => f.check === 'smtp')!.detail).toMatch(/ECONNREFUSED|connect/i);
+  });
+
+  it('a database file with mode 0644: the data directory check fails and says chmod 600', async () => {
+    const env = await setUp();
+    chmodSync(join(env.SATGATE_DATA_DIR!, 'satgate.sqlite'), 0o644);
+    const findings = await runDoctor(env);
+    expect(verdicts(findings)).toEqual({ ...ALL_OK, 'data directory': 'fail' });
+    expect(findings.find((f) => f.check === 'data directory')!.detail).toMatch(/mode 644.*chmod 600/);
+  });
+
+  it('stale rates (last fetched three days ago, refreshed hourly): the exchange rates check fails', async () => {
+    const env = await setUp(72 * HOUR);
+    const findings = await runDoctor(env);
+    expect(verdicts(findings)).toEqual({ ...ALL_OK, 'exchange rates': 'fail' });
+    expect(findings.find((f) => f.check === 'exchange rates')!.detail).toMatch(/fetched 4320 min ago \(limit 120 min\)/);
+  });
+
+  it('a missing data directory and database: both fail, without creating anything', async () => {
+    const dataDir = join(root, 'never-created');
+    const findings = await runDoctor({ SATGATE_DATA_DIR: dataDir, SATGATE_TEST_RPC_URL: node.rpcUrl, SATGATE_TEST_NETWORK: 'regtest' });
+    expect(verdicts(findings)).toMatchObject({ 'data directory': 'fail', 'master key': 'fail', database: 'fail' });
+    mkdirSync(dataDir); // it did not exist: the doctor created nothing
+  });
+});

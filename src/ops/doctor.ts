@@ -1,0 +1,197 @@
+import { existsSync, statSync } from 'node:fs';
+import nodemailer from 'nodemailer';
+import { loadConfig, ConfigError, type Config } from '../config/config.ts';
+import { openDb, dbTargetFromConfig, type Db } from '../db/database.ts';
+import { readSchemaState } from '../db/schema-version.ts';
+import { RpcClient } from '../chain/rpc-client.ts';
+import { MasterKey } from '../security/master-key.ts';
+import { RateStore } from '../rates/rate-store.ts';
+import { devChainInstalled, NO_CHAIN_SOURCE_HELP } from '../config/chain-source.ts';
+
+/** One line of `satgate doctor`: fail makes the exit code non-zero, warn does not. */
+export interface Finding {
+  check: string;
+  verdict: 'ok' | 'warn' | 'fail';
+  detail: string;
+}
+
+/** The chain name `getblockchaininfo` reports for each network satgate may be configured with. */
+const CHAIN_NAMES: Record<string, string> = { live: 'main', testnet4: 'testnet4', signet: 'signet', regtest: 'regtest' };
+const TIP_STALE_MS = 2 * 3_600_000;
+const PROBE_TIMEOUT_MS = 5_000;
+
+/** Runs every check against the environment's configuration and answers one finding per check. */
+export async function runDoctor(env: NodeJS.ProcessEnv = process.env, now = Date.now()): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  let config: Config;
+  try {
+    config = loadConfig(env);
+    findings.push({ check: 'configuration', verdict: 'ok', detail: 'environment variables are valid' });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return [{ check: 'configuration', verdict: 'fail', detail: err.problems.join('; ') }];
+  }
+  findings.push(checkDataDir(config));
+  findings.push(checkMasterKey(config));
+  const target = dbTargetFromConfig(config);
+  if (target.engine === 'sqlite' && !existsSync(target.file)) {
+    findings.push({ check: 'database', verdict: 'fail', detail: `no database at ${target.file}: start satgate once or run "satgate db migrate"` });
+  } else {
+    const db = openDb(target);
+    try {
+      findings.push(...(await checkDatabase(db, config, now)));
+    } finally {
+      await db.close();
+    }
+  }
+  findings.push(...(await checkChains(config, now)));
+  findings.push(await checkSmtp(config));
+  findings.push(await checkPublicUrl(config));
+  return findings;
+}
+
+function mode(path: string): number {
+  return statSync(path).mode & 0o777;
+}
+
+function checkDataDir(config: Config): Finding {
+  const check = 'data directory';
+  if (!existsSync(config.dataDir)) return { check, verdict: 'fail', detail: `${config.dataDir} does not exist (SATGATE_DATA_DIR)` };
+  const m = mode(config.dataDir);
+  if (m & 0o002) return { check, verdict: 'fail', detail: `${config.dataDir} is writable by every user (mode ${m.toString(8)}): chmod 700 it` };
+  if (config.databaseUrl === null) {
+    const file = dbTargetFromConfig(config);
+    if (file.engine === 'sqlite' && existsSync(file.file) && mode(file.file) & 0o077) {
+      return {
+        check,
+        verdict: 'fail',
+        detail: `${file.file} has mode ${mode(file.file).toString(8)}: other users can read sealed keys, token hashes and e-mail addresses; chmod 600 it (and its -wal/-shm files)`,
+      };
+    }
+  }
+  return { check, verdict: 'ok', detail: `${config.dataDir} (mode ${m.toString(8)})` };
+}
+
+function checkMasterKey(config: Config): Finding {
+  const check = 'master key';
+  const file = config.masterKeyFile;
+  if (!existsSync(file)) {
+    return { check, verdict: 'fail', detail: `${file} is missing (SATGATE_MASTER_KEY_FILE): without it sealed wallet keys cannot be decrypted; restore it from your backup` };
+  }
+  let key: MasterKey;
+  try {
+    key = MasterKey.loadOrCreate(file).masterKey;
+  } catch (err) {
+    return { check, verdict: 'fail', detail: err instanceof Error ? err.message : String(err) };
+  }
+  const m = mode(file);
+  if (m & 0o077) return { check, verdict: 'fail', detail: `${file} has mode ${m.toString(8)}: chmod 600 it` };
+  return {
+    check,
+    verdict: 'ok',
+    detail: `${file} (mode 600, fingerprint ${key.fingerprint()}); is it backed up? Copy it somewhere safe and offline, apart from the database backups`,
+  };
+}
+
+async function checkDatabase(db: Db, config: Config, now: number): Promise<Finding[]> {
+  const out: Finding[] = [];
+  try {
+    await db.ping();
+  } catch (err) {
+    return [{ check: 'database', verdict: 'fail', detail: `${db.engine} is unreachable: ${err instanceof Error ? err.message : String(err)}` }];
+  }
+  const s = await readSchemaState(db);
+  if (s.unknown.length > 0) out.push({ check: 'database', verdict: 'fail', detail: `schema version ${s.database} is newer than this satgate knows (${s.binary})` });
+  else if (s.pending.length > 0) {
+    out.push({
+      check: 'database',
+      verdict: config.autoMigrate ? 'warn' : 'fail',
+      detail: `schema version ${s.database}, this satgate needs ${s.binary}: ${config.autoMigrate ? 'it migrates at start' : 'run "satgate db migrate"'}`,
+    });
+  } else out.push({ check: 'database', verdict: 'ok', detail: `${db.engine} reachable, schema version ${s.database} (current)` });
+  if (s.applied.length === 0) return out;
+  const latest = await new RateStore(db).latestRefresh();
+  const limit = Math.max(2 * config.rateIntervalMs, 3_600_000);
+  if (!latest) out.push({ check: 'exchange rates', verdict: 'warn', detail: 'no rates stored yet: they are fetched when the server starts' });
+  else {
+    const age = now - latest.fetchedAt;
+    out.push(
+      age > limit
+        ? { check: 'exchange rates', verdict: 'fail', detail: `the newest rates were fetched ${Math.round(age / 60_000)} min ago (limit ${Math.round(limit / 60_000)} min): providers are failing or the server is not running` }
+        : { check: 'exchange rates', verdict: 'ok', detail: `fetched ${Math.round(age / 60_000)} min ago` },
+    );
+  }
+  return out;
+}
+
+async function checkChains(config: Config, now: number): Promise<Finding[]> {
+  const sources: { mode: 'live' | 'test'; url: string; expected: string }[] = [];
+  if (config.liveRpcUrl) sources.push({ mode: 'live', url: config.liveRpcUrl, expected: CHAIN_NAMES.live! });
+  if (config.testRpcUrl) sources.push({ mode: 'test', url: config.testRpcUrl, expected: CHAIN_NAMES[config.testNetwork]! });
+  if (sources.length === 0) {
+    return [
+      devChainInstalled()
+        ? { check: 'chain', verdict: 'warn', detail: 'no node configured: the server runs the built-in development chain (regtest); live mode is off' }
+        : { check: 'chain', verdict: 'fail', detail: NO_CHAIN_SOURCE_HELP },
+    ];
+  }
+  const out: Finding[] = [];
+  for (const s of sources) {
+    const check = `chain ${s.mode}`;
+    const rpc = new RpcClient({ url: s.url, timeoutMs: PROBE_TIMEOUT_MS, retries: 0 });
+    try {
+      const info = await rpc.getBlockchainInfo();
+      if (info.chain !== s.expected) {
+        out.push({ check, verdict: 'fail', detail: `the node runs "${info.chain}" but satgate expects "${s.expected}" for ${s.mode} mode${s.mode === 'test' ? ' (SATGATE_TEST_NETWORK)' : ''}` });
+        continue;
+      }
+      const header = await rpc.getBlockHeader(info.bestblockhash);
+      const age = now - Number(header.time) * 1000;
+      if (s.expected !== 'regtest' && age > TIP_STALE_MS) {
+        out.push({ check, verdict: 'warn', detail: `tip ${info.blocks} is ${Math.round(age / 60_000)} min old: is the node syncing or cut off?` });
+      } else out.push({ check, verdict: 'ok', detail: `${info.chain} at height ${info.blocks}, tip ${Math.max(0, Math.round(age / 60_000))} min old` });
+    } catch (err) {
+      out.push({ check, verdict: 'fail', detail: `node unreachable: ${err instanceof Error ? err.message : String(err)}` });
+    }
+  }
+  return out;
+}
+
+async function checkSmtp(config: Config): Promise<Finding> {
+  if (!config.smtpUrl) return { check: 'smtp', verdict: 'ok', detail: `SATGATE_SMTP_URL not set: mails are written as files under ${config.dataDir}/mail` };
+  const transport = nodemailer.createTransport(config.smtpUrl);
+  const host = new URL(config.smtpUrl).host;
+  try {
+    await Promise.race([
+      transport.verify(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer in ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS).unref()),
+    ]);
+    return { check: 'smtp', verdict: 'ok', detail: `${host} accepts connections` };
+  } catch (err) {
+    return { check: 'smtp', verdict: 'fail', detail: `${host}: ${err instanceof Error ? err.message : String(err)}` };
+  } finally {
+    transport.close();
+  }
+}
+
+async function checkPublicUrl(config: Config): Promise<Finding> {
+  const url = `${config.publicUrl}/health`;
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    return res.status === 200
+      ? { check: 'public url', verdict: 'ok', detail: `${url} answers 200` }
+      : { check: 'public url', verdict: 'warn', detail: `${url} answers ${res.status}` };
+  } catch (err) {
+    return { check: 'public url', verdict: 'warn', detail: `${url} is not reachable from here (is the server running? SATGATE_PUBLIC_URL): ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+/** The report as printed: one line per check, then a summary. */
+export function formatFindings(findings: Finding[]): string {
+  const width = Math.max(...findings.map((f) => f.check.length));
+  const lines = findings.map((f) => `${f.verdict.toUpperCase().padEnd(4)}  ${f.check.padEnd(width)}  ${f.detail}`);
+  const failed = findings.filter((f) => f.verdict === 'fail').length;
+  const warned = findings.filter((f) => f.verdict === 'warn').length;
+  lines.push('', failed ? `${failed} check(s) failed, ${warned} warning(s)` : `all checks passed (${warned} warning(s))`);
+  return lines.join('\n');
+}
