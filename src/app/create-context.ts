@@ -7,6 +7,7 @@ import { HealthRegistry } from '../http/health.ts';
 import { WalletRepository } from '../wallets/wallet-repository.ts';
 import { AddressNotes } from '../wallets/address-notes.ts';
 import { AddressIssuer } from '../wallets/address-issuer.ts';
+import { AddressPool } from '../wallets/address-pool.ts';
 import { AddressActivity } from '../wallets/address-activity.ts';
 import { WalletMonitor } from '../wallets/wallet-monitor.ts';
 import { ChainService, type ChainEndpoints } from '../chain/chain-service.ts';
@@ -57,6 +58,8 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
   const issuer = new AddressIssuer(db.engine, (wallet, index) =>
     log.warn({ api_id: wallet.api_id, index }, 'issuing an address past the gap limit of 20 unused addresses; wallets may need a larger gap to see it'),
   );
+  const addressPool = new AddressPool(db, clock, log, (wallet, index) => issuer.derive(wallet, index));
+  issuer.usePool(addressPool);
   const currencies = rateService.currencies;
   const mailer = new Mailer(config.smtpUrl, config.dataDir, config.mailFrom, log);
   const worker = new OutboxWorker({ db, clock, log, mailer, webhooks: new WebhookSender(db, masterKey, config.allowPrivateWebhooks) });
@@ -110,6 +113,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       await payments.machine.stop();
       await worker.stop();
       await rateService.stop();
+      await addressPool.close();
     },
   };
 }
