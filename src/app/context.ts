@@ -12,18 +12,11 @@ import type { WalletMonitor } from '../wallets/wallet-monitor.ts';
 import type { AddressIssuer } from '../wallets/address-issuer.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import type { Rates } from '../rates/rates-port.ts';
+import type { CurrencyCatalog } from '../rates/currency-catalog.ts';
 import type { RateHistory } from '../rates/rate-history.ts';
 import type { OutboxWorker } from '../notify/outbox-worker.ts';
 import type { Mailer } from '../notify/mailer.ts';
 import type { Payments } from '../payments/payments.ts';
-
-/** Which local currencies the service can price in right now. */
-export interface CurrencyCatalog {
-  /** True when the uppercase code can be used as a local or order currency. */
-  isSupported(code: string): boolean;
-  /** Every supported code, uppercase, sorted. */
-  list(): string[];
-}
 
 /** Everything the HTTP layer and background workers share: built once per process. */
 export interface AppContext {

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { PROVIDER_NAMES } from '../rates/providers/registry.ts';
+import { PROVIDER_NAMES } from './rate-provider-names.ts';
 
 /** Test networks a sandbox node may run on. */
 export type TestNetwork = 'testnet4' | 'signet' | 'regtest';

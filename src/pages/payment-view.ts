@@ -2,7 +2,7 @@
 // which blocks are visible. Pure and exact (decimal strings, bigint arithmetic). The browser
 // script (assets/page.js) applies the same rules to each status it polls.
 
-import { parseDecimal, unitsToString, type Decimal } from '../rates/decimal.ts';
+import { parseDecimal, unitsToString, type Decimal } from '../money/decimal.ts';
 import { PAGE_COPY, fillCopy, type PagePhase } from './page-copy.ts';
 
 /** Payment statuses of INTERFACE.md 3.1 that the page knows. */

@@ -2,11 +2,11 @@
 // Amounts are exact decimals read from the JSON text; nothing here touches the database.
 import { isIP } from 'node:net';
 import type { FieldProblem } from '../core/errors.ts';
-import { isIso4217, minorUnits } from '../rates/currencies.ts';
-import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from '../rates/exact-json.ts';
-import { decimalFromNumberLiteral } from '../rates/decimal.ts';
+import { isIso4217, minorUnits } from '../money/currencies.ts';
+import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from '../money/exact-json.ts';
+import { decimalFromNumberLiteral } from '../money/decimal.ts';
 import { isEmail, isHttpUrl } from '../wallets/field-rules.ts';
-import { canonicalJson } from './exact-body.ts';
+import { canonicalJson } from '../money/canonical-json.ts';
 
 /** The two request types; `hosted` stands for the hosted payment page. */
 export type PaymentType = 'custom' | 'hosted';

@@ -11,11 +11,11 @@ import type { ChainService } from '../chain/chain-service.ts';
 import type { ChainId } from '../chain/chain-id.ts';
 import type { AddressIssuer } from '../wallets/address-issuer.ts';
 import type { WalletRepository } from '../wallets/wallet-repository.ts';
-import type { JsonValue } from '../rates/exact-json.ts';
+import type { JsonValue } from '../money/exact-json.ts';
 import { checkUrlAllowed } from '../notify/ssrf-guard.ts';
 import type { PaymentPageData } from '../pages/payment-page.ts';
-import { btcFromSats, fiatToSats } from '../rates/money.ts';
-import { bodyHash, exactNumber } from './exact-body.ts';
+import { btcFromSats, fiatToSats } from '../money/money.ts';
+import { bodyHash, exactNumber } from '../money/canonical-json.ts';
 import { checkPaymentRequest } from './payment-request.ts';
 import { pageData, paymentRecord, type PaymentRow, type RecordContext, type StoredRequest } from './payment-record.ts';
 import type { PaymentStatusMachine } from './status-machine.ts';
@@ -58,7 +58,7 @@ export function newPaymentReference(): string {
   return out;
 }
 
-const notFound = (reference: string) => new ProblemError(404, 'Not Found', `No payment with reference ${JSON.stringify(reference)}.`);
+const notFound = (reference: string) => new ProblemError('not-found', `No payment with reference ${JSON.stringify(reference)}.`);
 
 /** Payment API v1, operations 26 to 29. */
 export class PaymentService {
@@ -74,13 +74,13 @@ export class PaymentService {
       // A name that does not resolve now may later; the send-time check covers it. Internal targets are refused now.
       if (!verdict.ok && verdict.code !== 'dns') errors.push({ field: 'notify_url', message: `is not allowed: ${verdict.reason}` });
     }
-    if (!checked.ok || errors.length > 0) throw new ProblemError(400, 'Bad Request', 'The payment request has invalid fields.', errors);
+    if (!checked.ok || errors.length > 0) throw new ProblemError('invalid-request', 'The payment request has invalid fields.', errors);
     const input = checked.request;
 
     const wallet = await deps.repo.findByApiId(input.api_id);
-    if (!wallet) throw new ProblemError(404, 'Not Found', `No wallet with API ID ${JSON.stringify(input.api_id)}.`);
+    if (!wallet) throw new ProblemError('not-found', `No wallet with API ID ${JSON.stringify(input.api_id)}.`);
     if (!(await deps.oauth.isBound(clientRowId, wallet.id))) {
-      throw new ProblemError(403, 'Forbidden', 'This client is not allowed to create payments for that API ID.');
+      throw new ProblemError('forbidden', 'This client is not allowed to create payments for that API ID.');
     }
 
     const hash = body === undefined ? '' : bodyHash(body);
@@ -111,7 +111,7 @@ export class PaymentService {
         if (!claimed) {
           const replay = await this.findReplay(clientRowId, idempotencyKey, hash, now, trx);
           if (replay) return replay;
-          throw new ProblemError(409, 'Conflict', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+          throw new ProblemError('idempotency-key-in-use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
         }
       }
       let lock: RateLock;
@@ -193,7 +193,7 @@ export class PaymentService {
       .executeTakeFirst();
     if (!row) return undefined;
     if (row.body_hash !== hash) {
-      throw new ProblemError(422, 'Unprocessable Content', 'This Idempotency-Key was already used with a different request body.');
+      throw new ProblemError('idempotency-key-reused', 'This Idempotency-Key was already used with a different request body.');
     }
     if (row.response_json === null) return undefined;
     const saved = JSON.parse(row.response_json) as { status: number; body: Record<string, unknown> };
@@ -248,7 +248,7 @@ export class PaymentService {
     const found = await this.load(reference);
     if (!found) throw notFound(reference);
     if (found.row.status === 'invalid') {
-      throw new ProblemError(410, 'Gone', 'This payment request is no longer valid and can no longer receive funds; it has no QR code.');
+      throw new ProblemError('payment-invalid', 'This payment request is no longer valid and can no longer receive funds; it has no QR code.');
     }
     return renderQrPng(paymentUri(found.ctx.address, btcFromSats(found.row.crypto_sats)), width);
   }
@@ -276,7 +276,7 @@ export class PaymentService {
 /** Rate failures as problems: an unpriceable currency is the client's 400; unavailability stays a 503. */
 function toProblem(err: unknown): unknown {
   if (err instanceof WalletApiError) {
-    return new ProblemError(400, 'Bad Request', 'The payment request has invalid fields.', [{ field: 'order_currency', message: err.message }]);
+    return new ProblemError('invalid-request', 'The payment request has invalid fields.', [{ field: 'order_currency', message: err.message }]);
   }
   return err;
 }

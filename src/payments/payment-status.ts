@@ -22,8 +22,8 @@
 // Outputs first seen at or after that moment cannot revive an invalid request: when no output
 // was first seen before it, those late outputs are not counted and are reported as `lateSats`.
 
-import { decimalToString, divideRounded, parseDecimal, rescale, unitsToString, type DecimalLimits } from '../rates/decimal.ts';
-import { fiatToSats, SATS_PER_BTC } from '../rates/money.ts';
+import { decimalToString, divideRounded, parseDecimal, rescale, unitsToString, type DecimalLimits } from '../money/decimal.ts';
+import { fiatToSats, SATS_PER_BTC } from '../money/money.ts';
 
 // Order amounts and rates as this module has always read them: plain decimals, zero padding allowed.
 const PAYMENT_DECIMAL: DecimalLimits = { allowLeadingZeros: true };

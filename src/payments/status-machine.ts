@@ -9,7 +9,7 @@ import type { Database } from '../db/schema.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Rates, SpotRate } from '../rates/rates-port.ts';
 import type { ChainChange } from '../chain/chain-events.ts';
-import { minorUnits } from '../rates/currencies.ts';
+import { minorUnits } from '../money/currencies.ts';
 import { lockPaymentRow } from '../db/payment-row-lock.ts';
 import { enqueueNotifications, type OutboxEntry } from '../notify/outbox.ts';
 import { confirmations } from '../wallets/address-activity.ts';

@@ -1,12 +1,12 @@
 import { WalletApiError } from '../core/errors.ts';
 import { isoUtc, type Clock } from '../core/clock.ts';
-import { jsonNumber } from '../core/json-number.ts';
+import { jsonNumber } from '../money/json-number.ts';
 import type { Db } from '../db/database.ts';
 import type { Rates } from '../rates/rates-port.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import type { ChainId } from '../chain/chain-id.ts';
 import type { MasterKey } from '../security/master-key.ts';
-import { isDecimal } from '../rates/decimal.ts';
+import { isDecimal } from '../money/decimal.ts';
 import { openClientPayload, PayloadError } from './payload-box.ts';
 import type { AddressIssuer } from './address-issuer.ts';
 import type { WalletRepository } from './wallet-repository.ts';

@@ -4,9 +4,10 @@ import { parseExtendedPublicKey, InvalidExtendedKeyError } from '../bitcoin/exte
 import { deriveReceiveAddress } from '../bitcoin/receive-address.ts';
 import { WalletApiError } from '../core/errors.ts';
 import { ok } from '../http/envelope.ts';
-import type { AppContext } from '../app/context.ts';
+import type { Config } from '../config/config.ts';
+import type { AddressNotes } from './address-notes.ts';
 import { WALLET_CATALOGUE } from './catalogue.ts';
-import { registerWallet } from './wallet-registration.ts';
+import { registerWallet, type RegistrationDeps } from './wallet-registration.ts';
 
 const Envelope = { return: Type.String(), status: Type.String() };
 
@@ -28,8 +29,14 @@ const AddrInfoBody = Type.Object({
   info: Type.String({ maxLength: 10_000 }),
 });
 
+/** What the wallet routes need from the context. */
+export interface WalletRoutesContext {
+  config: Pick<Config, 'testNetwork'>;
+  wallets: { registration: RegistrationDeps; notes: Pick<AddressNotes, 'list' | 'add'> };
+}
+
 /** Wallet API operations 1, 2, 4, 11 and 12. */
-export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function walletRoutes(app: FastifyInstance, ctx: WalletRoutesContext): Promise<void> {
   app.get(
     '/wallets',
     {
