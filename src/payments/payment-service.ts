@@ -58,6 +58,13 @@ export function newPaymentReference(): string {
   return out;
 }
 
+/** The status read's row: every payment column and the three fields of its wallet and address it shows. */
+type StatusRow = PaymentRow & { wallet_api_id: string; wallet_account_name: string | null; payment_address: string };
+// The query builder's query above, as SQL (the same columns: p.* then the three aliases).
+const STATUS_SQL =
+  'select p.*, w.api_id as wallet_api_id, w.account_name as wallet_account_name, a.address as payment_address ' +
+  'from payments p join wallets w on w.id = p.wallet_id join addresses a on a.id = p.address_id where p.reference = ?';
+
 const notFound = (reference: string) => new ProblemError('not-found', `No payment with reference ${JSON.stringify(reference)}.`);
 
 /** Payment API v1, operations 26 to 29. */
@@ -77,9 +84,10 @@ export class PaymentService {
     if (!checked.ok || errors.length > 0) throw new ProblemError('invalid-request', 'The payment request has invalid fields.', errors);
     const input = checked.request;
 
-    const wallet = await deps.repo.findByApiId(input.api_id);
-    if (!wallet) throw new ProblemError('not-found', `No wallet with API ID ${JSON.stringify(input.api_id)}.`);
-    if (!(await deps.oauth.isBound(clientRowId, wallet.id))) {
+    const found = await deps.oauth.walletFor(clientRowId, input.api_id);
+    if (!found) throw new ProblemError('not-found', `No wallet with API ID ${JSON.stringify(input.api_id)}.`);
+    const { wallet } = found;
+    if (!found.bound) {
       throw new ProblemError('forbidden', 'This client is not allowed to create payments for that API ID.');
     }
 
@@ -216,14 +224,18 @@ export class PaymentService {
   private async load(reference: string): Promise<{ row: PaymentRow; ctx: RecordContext } | undefined> {
     const { db, clock, machine } = this.deps;
     // One round trip for the hot path (status polling): the payment with its wallet's and address's fields.
-    const joined = await db.kysely
-      .selectFrom('payments as p')
-      .innerJoin('wallets as w', 'w.id', 'p.wallet_id')
-      .innerJoin('addresses as a', 'a.id', 'p.address_id')
-      .selectAll('p')
-      .select(['w.api_id as wallet_api_id', 'w.account_name as wallet_account_name', 'a.address as payment_address'])
-      .where('p.reference', '=', reference)
-      .executeTakeFirst();
+    // On SQLite it is written by hand on the read-only connection (a statement prepared once, no query
+    // building, committed data only): about a third of the query builder's cost per read.
+    const joined = db.reader
+      ? db.reader.get<StatusRow>(STATUS_SQL, [reference])
+      : await db.kysely
+          .selectFrom('payments as p')
+          .innerJoin('wallets as w', 'w.id', 'p.wallet_id')
+          .innerJoin('addresses as a', 'a.id', 'p.address_id')
+          .selectAll('p')
+          .select(['w.api_id as wallet_api_id', 'w.account_name as wallet_account_name', 'a.address as payment_address'])
+          .where('p.reference', '=', reference)
+          .executeTakeFirst();
     if (!joined) return undefined;
     const { wallet_api_id, wallet_account_name, payment_address, ...payment } = joined;
     let row: PaymentRow = payment;
