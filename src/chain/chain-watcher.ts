@@ -50,6 +50,10 @@ export class ChainWatcher {
   private readonly listeners: ChainChangeListener[] = [];
   private readonly seenMempool = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
+  private loop: (() => Promise<void>) | null = null;
+  /** A wake-up arrived during a poll: poll again right after it. */
+  private wokenDuringPoll = false;
+  private readonly committedListeners: Array<() => void> = [];
   private running: Promise<void> | null = null;
   private stopped = false;
   private lastPollAt: number | null = null;
@@ -69,15 +73,37 @@ export class ChainWatcher {
     this.listeners.push(listener);
   }
 
+  /** Registers a listener called after each change's transaction commits (e.g. to wake the outbox). */
+  onCommitted(listener: () => void): void {
+    this.committedListeners.push(listener);
+  }
+
   /** Starts polling every `pollMs`. */
   start(): void {
     this.stopped = false;
     const loop = async () => {
       if (this.stopped) return;
+      this.timer = null;
+      this.wokenDuringPoll = false;
       await this.pollOnce();
-      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.opts.pollMs);
+      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.wokenDuringPoll ? 0 : this.opts.pollMs);
     };
+    this.loop = loop;
     this.timer = setTimeout(() => void loop(), 0);
+  }
+
+  /**
+   * Polls now instead of at the next tick (a push hint from the node: a new transaction or block). Hints
+   * during a poll make one more poll right after it, since that poll may have asked the node before.
+   */
+  wake(): void {
+    if (this.stopped || !this.loop) return;
+    if (this.timer === null) {
+      this.wokenDuringPoll = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.loop?.(), 0);
   }
 
   /** Stops polling and waits for a poll in progress to finish. */
@@ -143,7 +169,7 @@ export class ChainWatcher {
     if (!tip) {
       // First start: begin at the node's tip; addresses issued from now on are watched from here.
       const header = await rpc.getBlockHeader(best);
-      await store.transaction((trx) =>
+      await this.changeTx((trx) =>
         store.setTip(trx, { hash: best, height: header.height, prevHash: header.previousblockhash ?? '', time: header.time }, this.opts.clock()),
       );
       this.noteTip(header.height);
@@ -185,7 +211,7 @@ export class ChainWatcher {
     const forkHeight = height;
     const header = await rpc.getBlockHeader(forkHash);
     this.opts.log.warn({ chain: store.chain, from: tip.height, forkHeight }, 'chain reorganisation: rolling back to the fork point');
-    await store.transaction(async (trx) => {
+    await this.changeTx(async (trx) => {
       const now = this.opts.clock();
       const touched = await store.rollbackAbove(trx, forkHeight);
       await store.setTip(trx, { hash: forkHash!, height: forkHeight, prevHash: header.previousblockhash ?? '', time: header.time }, now);
@@ -199,7 +225,7 @@ export class ChainWatcher {
     const { store } = this.opts;
     const added: Array<[string, bigint]> = [];
     try {
-      await store.transaction(async (trx) => {
+      await this.changeTx(async (trx) => {
         const now = this.opts.clock();
         const touched = new Set<bigint>();
         for (const tx of txs) {
@@ -269,7 +295,7 @@ export class ChainWatcher {
       const tx = parseTransaction(raw);
       const added: Array<[string, bigint]> = [];
       try {
-        await store.transaction(async (trx) => {
+        await this.changeTx(async (trx) => {
           const now = this.opts.clock();
           const touched = new Set<bigint>();
           if (await this.recordTx(trx, tx, { mempool: true }, now, touched, added)) {
@@ -289,7 +315,7 @@ export class ChainWatcher {
     const waiting = await store.mempoolTxs();
     const gone = [...waiting].filter(([txid]) => !mempool.has(txid)).map(([, id]) => id);
     if (gone.length === 0) return;
-    await store.transaction(async (trx) => {
+    await this.changeTx(async (trx) => {
       const now = this.opts.clock();
       const touched = await store.withdraw(trx, gone, 'left the mempool unmined (replaced, evicted or reorganised out)', now);
       await this.emit(trx, 'withdrawn', touched, this.tipHeight ?? 0, now);
@@ -300,6 +326,21 @@ export class ChainWatcher {
   private async emit(trx: Trx, cause: ChainChangeCause, addressIds: Set<bigint>, tipHeight: number, now: number): Promise<void> {
     const change: ChainChange = { chain: this.opts.store.chain, cause, addressIds, tipHeight, now };
     for (const listener of this.listeners) await listener(trx, change);
+    if (addressIds.size > 0) this.changedInTx = true;
+  }
+
+  /** Set by `emit` when the current transaction changed some address's records. */
+  private changedInTx = false;
+
+  /** Runs one change's transaction, then tells the committed-listeners if it touched any address. */
+  private async changeTx<T>(work: (trx: Trx) => Promise<T>): Promise<T> {
+    this.changedInTx = false;
+    const out = await this.opts.store.transaction(work);
+    if (this.changedInTx) {
+      this.changedInTx = false;
+      for (const listener of this.committedListeners) listener();
+    }
+    return out;
   }
 
   private noteTip(height: number): void {

@@ -26,6 +26,9 @@ export interface OutboxWorkerOptions {
  */
 export class OutboxWorker {
   private timer: NodeJS.Timeout | null = null;
+  private loop: (() => Promise<void>) | null = null;
+  /** A wake-up arrived during a round: run another right after it. */
+  private wokenDuringRound = false;
   private running: Promise<number> | null = null;
   private stopped = false;
 
@@ -36,10 +39,28 @@ export class OutboxWorker {
     this.stopped = false;
     const loop = async () => {
       if (this.stopped) return;
+      this.timer = null;
+      this.wokenDuringRound = false;
       await this.runOnce().catch((err) => this.opts.log.error({ err }, 'outbox round failed'));
-      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.opts.intervalMs ?? 1000);
+      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.wokenDuringRound ? 0 : (this.opts.intervalMs ?? 1000));
     };
+    this.loop = loop;
     this.timer = setTimeout(() => void loop(), 0);
+  }
+
+  /**
+   * Runs a round now instead of at the next tick: called after a transaction that queued events commits,
+   * so a webhook leaves as soon as its status change is durable. The timer stays the safety net (other
+   * processes' events, retries).
+   */
+  wake(): void {
+    if (this.stopped || !this.loop) return;
+    if (this.timer === null) {
+      this.wokenDuringRound = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.loop?.(), 0);
   }
 
   /** Stops the loop, waiting for a round in progress. */
