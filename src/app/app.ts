@@ -7,11 +7,9 @@ import { VERSION } from '../core/version.ts';
 import { installErrorHandling } from '../http/error-handler.ts';
 import { REDACT_PATHS, redactUrl } from '../http/log-redaction.ts';
 import { walletRoutes } from '../wallets/routes.ts';
-import { monitorRoutes } from '../wallets/monitor-routes.ts';
 import { metricsRoutes } from './metrics.ts';
 import { rateRoutes } from '../rates/routes.ts';
 import type { DevChain } from '../devchain/dev-chain.ts';
-import { oauthRoutes } from '../payments/oauth-routes.ts';
 import { paymentRoutes } from '../payments/routes.ts';
 import { pageRoutes } from '../pages/routes.ts';
 
@@ -73,9 +71,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   });
 
   await metricsRoutes(app, ctx);
-  await app.register(async (scope) => walletRoutes(scope, ctx));
-  await app.register(async (scope) => monitorRoutes(scope, ctx));
-  await app.register(async (scope) => oauthRoutes(scope, ctx.payments.oauth));
+  await app.register(async (scope) => walletRoutes(scope, ctx.wallets));
   await app.register(async (scope) => paymentRoutes(scope, ctx.payments));
   await app.register(async (scope) => pageRoutes(scope, ctx));
   await app.register(async (scope) => rateRoutes(scope, ctx));

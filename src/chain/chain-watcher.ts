@@ -8,6 +8,7 @@ import type { WatchedSet } from './watched-set.ts';
 import type { ChainChange, ChainChangeCause, ChainChangeListener } from './chain-events.ts';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import { PeriodicTask } from '../core/periodic-task.ts';
 
 /** How the watcher is doing, for GET /health. */
 export interface WatcherHealth {
@@ -49,13 +50,9 @@ type Trx = Transaction<Database>;
 export class ChainWatcher {
   private readonly listeners: ChainChangeListener[] = [];
   private readonly seenMempool = new Set<string>();
-  private timer: NodeJS.Timeout | null = null;
-  private loop: (() => Promise<void>) | null = null;
-  /** A wake-up arrived during a poll: poll again right after it. */
-  private wokenDuringPoll = false;
+  private readonly task: PeriodicTask;
   private readonly committedListeners: Array<() => void> = [];
   private running: Promise<void> | null = null;
-  private stopped = false;
   private lastPollAt: number | null = null;
   private polls = 0;
   private lastNodeAnswerAt: number | null = null;
@@ -66,6 +63,12 @@ export class ChainWatcher {
 
   constructor(private readonly opts: WatcherOptions) {
     this.startedAt = opts.clock();
+    // pollOnce never throws (errors go to health), so onError has nothing to add.
+    this.task = new PeriodicTask(() => this.pollOnce(), { everyMs: opts.pollMs, onError: () => {} });
+  }
+
+  private get stopped(): boolean {
+    return this.task.stopping;
   }
 
   /** Registers a listener called inside every change's database transaction. */
@@ -80,16 +83,7 @@ export class ChainWatcher {
 
   /** Starts polling every `pollMs`. */
   start(): void {
-    this.stopped = false;
-    const loop = async () => {
-      if (this.stopped) return;
-      this.timer = null;
-      this.wokenDuringPoll = false;
-      await this.pollOnce();
-      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.wokenDuringPoll ? 0 : this.opts.pollMs);
-    };
-    this.loop = loop;
-    this.timer = setTimeout(() => void loop(), 0);
+    this.task.start();
   }
 
   /**
@@ -97,19 +91,12 @@ export class ChainWatcher {
    * during a poll make one more poll right after it, since that poll may have asked the node before.
    */
   wake(): void {
-    if (this.stopped || !this.loop) return;
-    if (this.timer === null) {
-      this.wokenDuringPoll = true;
-      return;
-    }
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.loop?.(), 0);
+    this.task.wake();
   }
 
   /** Stops polling and waits for a poll in progress to finish. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    await this.task.stop();
     await this.running;
   }
 

@@ -7,6 +7,7 @@ import { useExactJsonBodies } from '../http/exact-json-body.ts';
 import { idempotencyKey } from '../http/idempotency-key.ts';
 import { oauthBearer, oauthClientOf } from '../http/oauth-bearer.ts';
 import type { OAuthClients } from './oauth.ts';
+import { oauthRoutes } from './oauth-routes.ts';
 import type { PaymentService } from './payment-service.ts';
 import { QR_DEFAULT_WIDTH, QR_MAX_WIDTH, QR_MIN_WIDTH } from './qr-code.ts';
 import { PaymentRequestBody } from './request-schema.ts';
@@ -22,8 +23,15 @@ export interface PaymentRoutesContext {
   service: PaymentService;
 }
 
-/** Registers operations 26 to 29. */
+/** The payment API's route plugin: the OAuth token endpoint and operations 26 to 29, each in its own scope. */
 export async function paymentRoutes(app: FastifyInstance, ctx: PaymentRoutesContext): Promise<void> {
+  // The token endpoint reads ordinary form and JSON bodies; the operations read exact JSON.
+  await app.register(async (scope) => oauthRoutes(scope, ctx.oauth));
+  await app.register(async (scope) => operationRoutes(scope, ctx));
+}
+
+/** Operations 26 to 29. */
+async function operationRoutes(app: FastifyInstance, ctx: PaymentRoutesContext): Promise<void> {
   useExactJsonBodies(app, BODY_LIMIT);
 
   app.post<{ Body: JsonValue }>(

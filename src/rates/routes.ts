@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { isoUtc, type Clock } from '../core/clock.ts';
 import { ServiceUnavailableError, WalletApiError } from '../core/errors.ts';
 import { ok } from '../http/envelope.ts';
+import { EnvelopeFields as Envelope } from '../http/schemas.ts';
 import { isIso4217 } from '../money/currencies.ts';
 import { compareDecimals, isDecimal } from '../money/decimal.ts';
 import { ConversionError, convertAmount } from '../money/money.ts';
@@ -10,7 +11,6 @@ import type { CurrencyCatalog } from './currency-catalog.ts';
 import { parseHistoryDate, type RateHistory } from './rate-history.ts';
 import type { Rates } from './rates-port.ts';
 
-const Envelope = { return: Type.String(), status: Type.String() };
 const Code = Type.String({ minLength: 1, maxLength: 16, description: 'BTC or an ISO 4217 code, any case' });
 
 /** What the rate routes need from the context. */

@@ -5,7 +5,7 @@ import type { Network } from '../bitcoin/networks.ts';
 import type { ScriptType } from '../bitcoin/script-type.ts';
 import type { Engine } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
-import { lockWalletRow } from '../db/row-locks.ts';
+import { lockRow } from '../db/row-locks.ts';
 import { claimPooledAddress, nextDerivationIndex, reserveFreeOrderAddress, type IssueAs } from '../db/address-claims.ts';
 import type { AddressPool } from './address-pool.ts';
 import type { AddressRow, WalletRow } from './wallet-repository.ts';
@@ -63,7 +63,7 @@ export class AddressIssuer {
         return claimed;
       }
     }
-    await lockWalletRow(trx, this.engine, wallet.id);
+    await lockRow(trx, this.engine, 'wallets', wallet.id);
     const index = await nextDerivationIndex(trx, wallet.id);
     await this.checkGap(trx, wallet, index);
     const derived = this.derive(wallet, index);

@@ -10,7 +10,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../core/clock.ts';
-import { lockWalletRow } from '../db/row-locks.ts';
+import { lockRow } from '../db/row-locks.ts';
 import { nextDerivationIndex } from '../db/address-claims.ts';
 import type { DerivedAddress } from '../bitcoin/receive-address.ts';
 import type { WalletRow } from './wallet-repository.ts';
@@ -80,7 +80,7 @@ export class AddressPool {
       if (this.closed) return;
       const now = BigInt(this.clock());
       const stored = await kysely.transaction().execute(async (trx) => {
-        await lockWalletRow(trx, this.db.engine, wallet.id);
+        await lockRow(trx, this.db.engine, 'wallets', wallet.id);
         // Rows of a script type the wallet no longer has were never issued; their indexes are derived again.
         await trx.deleteFrom('address_pool').where('wallet_id', '=', wallet.id).where('script_type', '!=', wallet.script_type).execute();
         // Issuers that found the pool empty derived inline meanwhile: keep only the indexes still unused,

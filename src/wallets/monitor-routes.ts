@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { ok } from '../http/envelope.ts';
+import { EnvelopeFields as Envelope } from '../http/schemas.ts';
 import { issueOrderAddress, type OrderAddressDeps } from './order-address.ts';
 import type { WalletMonitor } from './wallet-monitor.ts';
 
-const Envelope = { return: Type.String(), status: Type.String() };
 
 const SetAddrBody = Type.Object({
   api_id: Type.String({ minLength: 1, maxLength: 100 }),

@@ -81,7 +81,7 @@ export async function issueOrderAddress(deps: OrderAddressDeps, input: SetAddrIn
       .execute();
     return { address, lock };
   });
-  chain.watched.addScript(Buffer.from(address.script_hex, 'hex'), { addressId: address.id, walletId: wallet.id });
+  deps.chains.watch(chain.id, Buffer.from(address.script_hex, 'hex'), { addressId: address.id, walletId: wallet.id });
   return {
     addr: address.address,
     exchange_rate: jsonNumber(lock.rate),
