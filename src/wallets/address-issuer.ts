@@ -64,6 +64,15 @@ export class AddressIssuer {
       }
     }
     await lockRow(trx, this.engine, 'wallets', wallet.id);
+    if (this.pool && this.engine === 'postgres') {
+      // A refill may have committed while this waited for the wallet lock: its rows come first, so issued
+      // indexes stay in order (a derived index past a freshly pooled run would open a gap).
+      const claimed = await claimPooledAddress(trx, this.engine, wallet.id, wallet.script_type, as);
+      if (claimed) {
+        await this.checkGap(trx, wallet, Number(claimed.derivation_index));
+        return claimed;
+      }
+    }
     const index = await nextDerivationIndex(trx, wallet.id);
     await this.checkGap(trx, wallet, index);
     const derived = this.derive(wallet, index);
