@@ -6,6 +6,7 @@ import { ProblemError, WalletApiError, type FieldProblem } from '../core/errors.
 import type { RateLock } from '../rates/rates-port.ts';
 import type { ChainId } from '../chain/chain-id.ts';
 import type { JsonValue } from '../money/exact-json.ts';
+import { insertPaymentFromPool } from '../db/payment-insert.ts';
 import { checkUrlAllowed } from '../notify/ssrf-guard.ts';
 import type { PaymentPageData } from '../pages/payment-page.ts';
 import { btcFromSats, fiatToSats } from '../money/money.ts';
@@ -86,6 +87,57 @@ export class PaymentService {
     // Checked before the transaction: pricing must fail cleanly (503) rather than wait inside it.
     await this.spotOrProblem(input.order_currency);
 
+    const stored: StoredRequest = {
+      notify_email: input.notify_email,
+      notify_url: input.notify_url,
+      webhook_data_json: input.webhook_data_json,
+      cart_json: input.cart_json,
+      success_url: input.success_url,
+      cancel_url: input.cancel_url,
+      payer_id: input.payer_id,
+      payer_name: input.payer_name,
+      payer_email: input.payer_email,
+      payer_phone: input.payer_phone,
+      payer_ip: input.payer_ip,
+    };
+
+    // PostgreSQL, no Idempotency-Key, a pooled address: the whole creation is one statement (one round trip,
+    // atomic by itself). Otherwise, or when the pool is empty, the transaction below.
+    if (idempotencyKey === undefined && deps.db.engine === 'postgres' && deps.issuer.pooled) {
+      let lock: Omit<RateLock, 'id'>;
+      try {
+        lock = await deps.rates.planLock('payment_request', input.order_currency);
+      } catch (err) {
+        throw toProblem(err);
+      }
+      const created = await insertPaymentFromPool(deps.db, {
+        walletId: wallet.id,
+        scriptType: wallet.script_type,
+        clientId: clientRowId,
+        now,
+        lock,
+        payment: {
+          reference: newPaymentReference(),
+          type: input.type,
+          cryptoCurrency: input.crypto_currency,
+          cryptoSats: fiatToSats(input.order_amount, lock.rate),
+          orderCurrency: input.order_currency,
+          orderAmount: input.order_amount,
+          monitorUntil: now + deps.config.monitorWindowMs,
+          requestJson: JSON.stringify(stored),
+        },
+      });
+      deps.issuer.noteClaimed(
+        wallet,
+        created ? { index: Number(created.issued_index), lastFunded: created.last_funded === null ? -1 : Number(created.last_funded) } : undefined,
+      );
+      if (created) {
+        const { issued_address, issued_script_hex, issued_index: _index, last_funded: _funded, ...row } = created;
+        deps.chains.watch(chain.id, Buffer.from(issued_script_hex, 'hex'), { addressId: row.address_id, walletId: wallet.id });
+        return { status: 200, body: paymentRecord(row, this.recordContext(wallet, issued_address)), replayed: false };
+      }
+    }
+
     const result = await deps.db.kysely.transaction().execute(async (trx): Promise<Answer & { script?: string; addressId?: bigint }> => {
       if (idempotencyKey !== undefined) {
         const replay = await idempotent(deps.idempotency.claim(trx, scope, idempotencyKey, hash, now));
@@ -99,19 +151,6 @@ export class PaymentService {
       }
       const address = await deps.issuer.issueForPayment(trx, wallet, now);
       const reference = newPaymentReference();
-      const stored: StoredRequest = {
-        notify_email: input.notify_email,
-        notify_url: input.notify_url,
-        webhook_data_json: input.webhook_data_json,
-        cart_json: input.cart_json,
-        success_url: input.success_url,
-        cancel_url: input.cancel_url,
-        payer_id: input.payer_id,
-        payer_name: input.payer_name,
-        payer_email: input.payer_email,
-        payer_phone: input.payer_phone,
-        payer_ip: input.payer_ip,
-      };
       const row = await trx
         .insertInto('payments')
         .values({

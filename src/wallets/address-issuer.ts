@@ -34,6 +34,20 @@ export class AddressIssuer {
     this.pool = pool;
   }
 
+  /** True when new addresses come from a pool (so a caller may claim from it in its own statement). */
+  get pooled(): boolean {
+    return this.pool !== undefined;
+  }
+
+  /**
+   * Bookkeeping for a pool claim made by another statement (PostgreSQL's one-statement payment creation):
+   * refills the pool when low, and warns past the gap limit as issuing here would.
+   */
+  noteClaimed(wallet: WalletRow, claimed: { index: number; lastFunded: number } | undefined): void {
+    this.pool?.noteClaim(wallet, claimed !== undefined);
+    if (claimed && claimed.index - claimed.lastFunded > GAP_LIMIT) this.onGapExceeded(wallet, claimed.index);
+  }
+
   /** Receiving address `index` of the wallet, as issued (cached parsed key, fast derivation). */
   derive(wallet: WalletRow, index: number): DerivedAddress {
     return deriveReceiveAddress(this.key(wallet.pub), index, wallet.script_type as ScriptType, wallet.network as Network);
