@@ -19,6 +19,8 @@ import type { WalletRow } from './wallet-repository.ts';
 export const POOL_TARGET = 100;
 /** A wallet's pool is refilled once a claim leaves fewer than this many (as this process counts). */
 export const POOL_LOW_WATER = 50;
+/** Addresses derived and committed together by a refill. */
+export const REFILL_CHUNK = 10;
 
 /** Derives receiving address `index` of a wallet (the issuer's derivation, with its cached keys). */
 export type DeriveFor = (wallet: WalletRow, index: number) => DerivedAddress;
@@ -55,10 +57,14 @@ export class AddressPool {
     this.refills.set(wallet.id, run);
   }
 
-  /** Tops the wallet's pool up to POOL_TARGET rows of its current script type; resolves when committed. */
+  /**
+   * Tops the wallet's pool up to POOL_TARGET rows of its current script type, in committed chunks of
+   * REFILL_CHUNK: a small chunk is derived and stored quickly, so a burst that drains the pool (and derives
+   * inline meanwhile) cannot keep overtaking a long refill whose indexes it would then have to discard.
+   */
   async refill(wallet: WalletRow): Promise<void> {
-    for (let attempt = 0; attempt < 5 && !this.closed; attempt++) {
-      const { kysely } = this.db;
+    const { kysely } = this.db;
+    for (let misses = 0; misses < 5 && !this.closed; ) {
       const pooled = await kysely
         .selectFrom('address_pool')
         .select((eb) => eb.fn.countAll<bigint>().as('n'))
@@ -66,25 +72,18 @@ export class AddressPool {
         .where('script_type', '=', wallet.script_type)
         .executeTakeFirstOrThrow();
       const have = Number(pooled.n);
-      if (have >= POOL_TARGET) {
-        this.estimate.set(wallet.id, have);
-        return;
-      }
+      this.estimate.set(wallet.id, have);
+      if (have >= POOL_TARGET) return;
       const from = await nextDerivationIndex(kysely, wallet.id);
       const batch: DerivedAddress[] = [];
-      for (let i = 0; i < POOL_TARGET - have && !this.closed; i++) {
-        batch.push(this.derive(wallet, from + i));
-        // Yield between derivations: requests keep being served while the pool fills.
-        await new Promise<void>((r) => setImmediate(r));
-      }
-      if (this.closed) return;
+      for (let i = 0; i < Math.min(REFILL_CHUNK, POOL_TARGET - have); i++) batch.push(this.derive(wallet, from + i));
       const now = BigInt(this.clock());
       const stored = await kysely.transaction().execute(async (trx) => {
         await lockRow(trx, this.db.engine, 'wallets', wallet.id);
         // Rows of a script type the wallet no longer has were never issued; their indexes are derived again.
         await trx.deleteFrom('address_pool').where('wallet_id', '=', wallet.id).where('script_type', '!=', wallet.script_type).execute();
         // Issuers that found the pool empty derived inline meanwhile: keep only the indexes still unused,
-        // and none at all if that would leave a gap (then the next attempt starts from the new end).
+        // and none at all if that would leave a gap (then the next chunk starts from the new end).
         const next = await nextDerivationIndex(trx, wallet.id);
         const fresh = batch.filter((a) => a.index >= next);
         if (fresh.length === 0 || fresh[0]!.index !== next) return 0;
@@ -103,10 +102,9 @@ export class AddressPool {
           .execute();
         return fresh.length;
       });
-      if (stored > 0) {
-        this.estimate.set(wallet.id, have + stored);
-        if (have + stored >= POOL_TARGET) return;
-      }
+      if (stored === 0) misses++;
+      // Let requests in between chunks.
+      await new Promise<void>((r) => setImmediate(r));
     }
   }
 
