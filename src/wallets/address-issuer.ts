@@ -90,6 +90,9 @@ export class AddressIssuer {
     const index = await nextDerivationIndex(trx, wallet.id);
     await this.checkGap(trx, wallet, index);
     const derived = this.derive(wallet, index);
+    // The pool was empty: fill the next indexes in this same transaction (past every issued and pooled index,
+    // so nothing collides), so the issuers queued on the wallet lock claim them instead of deriving in turn.
+    if (this.pool) await this.pool.topUpInline(trx, wallet, index + 1, as.createdAt);
     return trx
       .insertInto('addresses')
       .values({

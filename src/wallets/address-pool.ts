@@ -8,6 +8,8 @@
 // in the transaction that issues it. Pooled indexes therefore survive restarts, are issued later in index
 // order, and are never issued twice (the unique (wallet_id, derivation_index) of `addresses` backs this).
 import type { Logger } from 'pino';
+import type { Transaction } from 'kysely';
+import type { Database } from '../db/schema.ts';
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../core/clock.ts';
 import { lockRow } from '../db/row-locks.ts';
@@ -89,16 +91,7 @@ export class AddressPool {
         if (fresh.length === 0 || fresh[0]!.index !== next) return 0;
         await trx
           .insertInto('address_pool')
-          .values(
-            fresh.map((a) => ({
-              wallet_id: wallet.id,
-              derivation_index: BigInt(a.index),
-              address: a.address,
-              script_hex: Buffer.from(a.script).toString('hex'),
-              script_type: wallet.script_type,
-              created_at: now,
-            })),
-          )
+          .values(fresh.map((a) => this.row(wallet, a, now)))
           .execute();
         return fresh.length;
       });
@@ -106,6 +99,30 @@ export class AddressPool {
       // Let requests in between chunks.
       await new Promise<void>((r) => setImmediate(r));
     }
+  }
+
+  /**
+   * Stores the next REFILL_CHUNK addresses from `from` in the pool inside the caller's transaction, which
+   * holds the wallet lock and has just derived `from - 1` itself because the pool was empty. Under a burst the
+   * pool would otherwise stay empty: every issuer derives under the wallet lock and a background refill keeps
+   * finding its indexes taken. Issuers queued on the lock then claim these rows instead of deriving.
+   */
+  async topUpInline(trx: Transaction<Database>, wallet: WalletRow, from: number, now: number): Promise<void> {
+    const batch: DerivedAddress[] = [];
+    for (let i = 0; i < REFILL_CHUNK; i++) batch.push(this.derive(wallet, from + i));
+    await trx.insertInto('address_pool').values(batch.map((a) => this.row(wallet, a, BigInt(now)))).execute();
+    this.estimate.set(wallet.id, (this.estimate.get(wallet.id) ?? 0) + batch.length);
+  }
+
+  private row(wallet: WalletRow, a: DerivedAddress, now: bigint) {
+    return {
+      wallet_id: wallet.id,
+      derivation_index: BigInt(a.index),
+      address: a.address,
+      script_hex: Buffer.from(a.script).toString('hex'),
+      script_type: wallet.script_type,
+      created_at: now,
+    };
   }
 
   /** Waits for refills under way (tests, shutdown). */
