@@ -10,6 +10,7 @@ import { paymentForms } from './0009-payment-forms.ts';
 import { dashboard } from './0010-dashboard.ts';
 import { spendingRefunds } from './0011-spending-refunds.ts';
 import { partners } from './0012-partners.ts';
+import { addressPool } from './0014-address-pool.ts';
 
 /** Every migration in order; append only, never edit a released one. */
 export const MIGRATIONS: readonly SatgateMigration[] = [
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly SatgateMigration[] = [
   dashboard,
   spendingRefunds,
   partners,
+  addressPool,
 ];
