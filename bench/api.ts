@@ -1,12 +1,14 @@
-// HTTP API benchmark (issue 5): requests per second for payment creation (op 26) and status reads (op 27)
-// of the real app on a real loopback port, beside a bare Fastify route measured in the same run, on SQLite
-// and on PostgreSQL. Figures are meant to be read as ratios to that baseline, not as absolute numbers.
+// HTTP API benchmark (issues 5 and 16): requests per second for payment creation (op 26), status reads
+// (op 27) and set_addr (op 8) of the real app on a real loopback port, each beside a raw-driver baseline
+// measured in the same run on the same engine (bench/baselines.ts: Fastify + one INSERT + one SELECT, and
+// Fastify + one SELECT with one join, same durability), on SQLite and on PostgreSQL. Creation is swept over
+// 1, 10 and 50 connections. Figures are meant to be read as ratios to their baseline, not as absolute numbers.
 // Run: node bin/run-ts.js bench/api.ts   (env: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_DATABASE_URL)
 import { createRequire } from 'node:module';
 import { cpus, totalmem, platform, arch } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { createTestApp, type TestApp } from '../test/support/test-app.ts';
@@ -17,6 +19,7 @@ import { generateNewWallet } from '../src/bitcoin/new-wallet.ts';
 import { openDb, type Engine } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { benchScaleOut } from './scale-out.ts';
+import { startPostgresBaseline, startSqliteBaseline, type Baseline } from './baselines.ts';
 
 // Just the parts of autocannon's (untyped, CommonJS) programmatic API used here.
 interface Histogram {
@@ -67,11 +70,16 @@ interface Scenario {
   url: string;
   headers?: Record<string, string>;
   body?: string;
+  connections: number;
+  /** Name of the scenario (same engine block) this one's ratio divides by; none for a baseline itself. */
+  vs?: string;
 }
 
 interface Row {
   engine: Engine;
   scenario: string;
+  connections: number;
+  vs: string;
   rps: number;
   p50: number;
   p99: number;
@@ -87,7 +95,7 @@ async function measure(s: Scenario): Promise<{ result: AutocannonResult; warmupB
   const base: AutocannonOptions = {
     url: s.url,
     method: s.method,
-    connections: CONNECTIONS,
+    connections: s.connections,
     duration: WARMUP_S,
     workers: 1,
     ...(s.headers ? { headers: s.headers } : {}),
@@ -115,13 +123,6 @@ async function listen(app: FastifyInstance): Promise<string> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const addr = app.server.address() as AddressInfo;
   return `http://127.0.0.1:${addr.port}`;
-}
-
-/** A bare Fastify 5 app with one route answering {ok:true}: no database, no plugins. */
-async function startBaseline(): Promise<{ app: FastifyInstance; url: string }> {
-  const app = Fastify({ logger: false });
-  app.get('/baseline', async () => ({ ok: true }));
-  return { app, url: `${await listen(app)}/baseline` };
 }
 
 async function postgresReachable(): Promise<boolean> {
@@ -198,6 +199,11 @@ function paymentBody(apiId: string, payer: string): string {
   });
 }
 
+const BARE = 'baseline: bare Fastify GET';
+const INSERT_BASE = (c: number) => `baseline: Fastify + INSERT + SELECT @${c}`;
+const READ_BASE = 'baseline: Fastify + SELECT with join';
+const SWEEP = [1, CONNECTIONS, 50].filter((c, i, all) => all.indexOf(c) === i);
+
 async function benchEngine(engine: Engine, node: RegtestNode, ratesFile: string, rows: Row[]): Promise<void> {
   const testDb = engine === 'postgres' ? await createPostgresDb() : await createTestDb('sqlite');
   const t = await createTestApp(engine, {
@@ -206,76 +212,105 @@ async function benchEngine(engine: Engine, node: RegtestNode, ratesFile: string,
     chains: { test: { rpcUrl: node.rpcUrl, network: 'regtest' } },
     start: true,
   });
-  const baseline = await startBaseline();
+  const baseline: Baseline = engine === 'postgres' ? await startPostgresBaseline(PG_URL) : await startSqliteBaseline();
   try {
     const url = await listen(t.app);
     const { token, apiId, reference } = await prepare(t, url);
+    const create = (c: number): Scenario => ({
+      name: `satgate: create POST /api/v1/payment/request @${c}`,
+      method: 'POST',
+      url: `${url}/api/v1/payment/request`,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: paymentBody(apiId, 'load'),
+      connections: c,
+      vs: INSERT_BASE(c),
+    });
+    const insertBase = (c: number): Scenario => ({ name: INSERT_BASE(c), method: 'POST', url: baseline.insertUrl, connections: c });
+    // Each satgate row right after its baseline, so both see the same machine load.
     const scenarios: Scenario[] = [
-      { name: 'baseline: bare Fastify GET', method: 'GET', url: baseline.url },
-      { name: 'status read GET /api/v1/payment/:ref', method: 'GET', url: `${url}/api/v1/payment/${reference}` },
-      {
-        name: 'create POST /api/v1/payment/request',
-        method: 'POST',
-        url: `${url}/api/v1/payment/request`,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: paymentBody(apiId, 'load'),
-      },
+      { name: BARE, method: 'GET', url: baseline.bareUrl, connections: CONNECTIONS },
+      ...SWEEP.flatMap((c) => {
+        const pair = [insertBase(c), create(c)];
+        if (c !== CONNECTIONS) return pair;
+        return [
+          ...pair,
+          {
+            name: `satgate: set_addr POST /set_addr @${c}`,
+            method: 'POST' as const,
+            url: `${url}/set_addr`,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ api_id: apiId }),
+            connections: c,
+            vs: INSERT_BASE(c),
+          },
+        ];
+      }),
+      { name: READ_BASE, method: 'GET', url: baseline.readUrl, connections: CONNECTIONS },
+      { name: `satgate: status GET /api/v1/payment/:ref @${CONNECTIONS}`, method: 'GET', url: `${url}/api/v1/payment/${reference}`, connections: CONNECTIONS, vs: READ_BASE },
       // Measured again last: if it moved, the machine's load changed during the block and the ratios are rough.
-      { name: 'baseline again (drift check)', method: 'GET', url: baseline.url },
+      { name: `${BARE} (drift check)`, method: 'GET', url: baseline.bareUrl, connections: CONNECTIONS, vs: BARE },
     ];
-    let baseRps = 0;
+    const byName = new Map<string, number>();
     for (const s of scenarios) {
       process.stdout.write(`  ${engine}: ${s.name} … `);
       const { result, warmupBad } = await measure(s);
       // A run that completed nothing failed too, even if autocannon counted no error.
       const bad = failures(result) + warmupBad + (result['2xx'] === 0 ? 1 : 0);
-      if (baseRps === 0) baseRps = result.requests.mean;
+      byName.set(s.name, result.requests.mean);
+      const base = s.vs === undefined ? undefined : byName.get(s.vs);
       rows.push({
         engine,
         scenario: s.name,
+        connections: s.connections,
+        vs: s.vs ?? '',
         rps: result.requests.mean,
         p50: result.latency.p50,
         p99: result.latency.p99,
         ok: result['2xx'],
         bad,
         codes: codesOf(result),
-        ratio: result.requests.mean / baseRps,
+        ratio: base === undefined ? Number.NaN : result.requests.mean / base,
       });
       process.stdout.write(`${result.requests.mean.toFixed(0)} req/s${bad > 0 ? `  (${bad} failed: ${codesOf(result)})` : ''}\n`);
     }
     const drift = (rows.at(-1)?.ratio ?? 1) - 1;
     if (Math.abs(drift) > DRIFT_TOLERANCE) {
-      console.log(`  NOTICE: ${engine}: the baseline moved ${(drift * 100).toFixed(0)}% within the block; the machine's load changed, so treat its ratios as rough`);
+      console.log(`  NOTICE: ${engine}: the bare baseline moved ${(drift * 100).toFixed(0)}% within the block; the machine's load changed, so treat its ratios as rough`);
     }
     // Every creation must have stored its own payment and derived its own address. Requests cut off when the
-    // run ended may still be finishing on the server: let them settle, then count both tables in one statement.
+    // run ended may still be finishing on the server: let them settle, then count both in one statement.
     await new Promise((r) => setTimeout(r, 500));
-    const counted = await sql<{ payments: string | bigint; addresses: string | bigint }>`
-      select (select count(*) from payments) as payments, (select count(*) from addresses) as addresses`.execute(t.ctx.db.kysely);
-    const payments = String(counted.rows[0]?.payments);
-    const addresses = String(counted.rows[0]?.addresses);
-    console.log(`  ${engine}: stored ${payments} payments on ${addresses} distinct addresses after the run`);
-    if (payments !== addresses) console.log(`  WARNING: ${engine}: payments and addresses differ; creation is not one address per payment`);
+    const counted = await sql<{ payments: string | bigint; addresses: string | bigint; distinct_addresses: string | bigint }>`
+      select (select count(*) from payments) as payments,
+             (select count(*) from addresses where purpose = 'payment') as addresses,
+             (select count(distinct address_id) from payments) as distinct_addresses`.execute(t.ctx.db.kysely);
+    const c = counted.rows[0];
+    const payments = String(c?.payments);
+    console.log(`  ${engine}: stored ${payments} payments on ${String(c?.distinct_addresses)} distinct addresses (${String(c?.addresses)} payment addresses issued) after the run`);
+    if (payments !== String(c?.addresses) || payments !== String(c?.distinct_addresses)) {
+      console.log(`  WARNING: ${engine}: payments and addresses differ; creation is not one address per payment`);
+    }
   } finally {
-    await baseline.app.close();
+    await baseline.close();
     await t.close();
   }
 }
 
 function printTable(rows: Row[]): void {
-  const head = ['engine', 'scenario', 'req/s', 'p50 ms', 'p99 ms', '2xx', 'non-2xx/err', 'vs baseline'];
+  const head = ['engine', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'p99/p50', '2xx', 'non-2xx/err', 'vs its baseline'];
   const body = rows.map((r) => [
     r.engine,
     r.scenario,
     r.rps.toFixed(0),
     String(r.p50),
     String(r.p99),
+    r.p50 > 0 ? (r.p99 / r.p50).toFixed(1) : '-',
     String(r.ok),
     String(r.bad),
-    r.ratio === 1 ? '1 (baseline)' : r.ratio > 0 && r.ratio < 1 ? `${r.ratio.toFixed(3)} (1/${(1 / r.ratio).toFixed(1)})` : r.ratio.toFixed(3),
+    Number.isNaN(r.ratio) ? '(baseline)' : `${r.ratio.toFixed(2)}× ${r.vs.replace(/^baseline: /, '')}`,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i >= 2 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join(' | ')} |`;
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i >= 2 && i <= 7 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join(' | ')} |`;
   console.log(line(head));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const b of body) console.log(line(b));
@@ -287,7 +322,7 @@ async function main(): Promise<void> {
   console.log(`machine: ${cpu.length} CPUs (${cpu[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, ${platform()} ${arch()}`);
   console.log(`node ${process.version}, autocannon ${AUTOCANNON_VERSION}`);
   console.log(
-    `load: ${CONNECTIONS} connections, ${WARMUP_S} s warm-up (discarded) then ${DURATION_S} s measured per scenario; ` +
+    `load: ${CONNECTIONS} connections (creation also at ${SWEEP.join(', ')}), ${WARMUP_S} s warm-up (discarded) then ${DURATION_S} s measured per scenario; ` +
       'autocannon runs in a worker thread of this process, the servers on its main thread (loopback, same machine)',
   );
   console.log('service: the real app (createTestApp) with background work started, request logging off, a bcoin regtest node in-process');
@@ -307,8 +342,8 @@ async function main(): Promise<void> {
   }
   console.log('');
   printTable(rows);
-  console.log('req/s is the mean of per-second samples; "vs baseline" divides by the first bare-route row of the same engine block,');
-  console.log('except the "scale-out" rows (separate satgate processes on PostgreSQL), where it divides by the same scenario through 1 process.');
+  console.log('req/s is the mean of per-second samples; "vs its baseline" divides by the named raw-driver baseline of the same engine block, measured just before it.');
+  console.log('The "scale-out" rows (separate satgate processes on PostgreSQL) divide by the same scenario through 1 process instead.');
   const failed = rows.filter((r) => r.bad > 0);
   if (failed.length > 0) {
     console.log('');

@@ -30,6 +30,9 @@ const autocannon = require('autocannon') as (opts: Record<string, unknown>) => P
 export interface ScaleOutRow {
   engine: 'postgres';
   scenario: string;
+  connections: number;
+  /** What `ratio` divides by. */
+  vs: string;
   rps: number;
   p50: number;
   p99: number;
@@ -97,6 +100,8 @@ export async function benchScaleOut(pgUrl: string, node: RegtestNode, ratesFile:
         rows.push({
           engine: 'postgres',
           scenario: `scale-out ${n} proc: ${s.name}`,
+          connections,
+          vs: `${s.name} through 1 process`,
           rps,
           p50: Math.max(...results.map((r) => r.latency.p50)),
           p99: Math.max(...results.map((r) => r.latency.p99)),

@@ -51,6 +51,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
 
   const chains = new ChainService(db, clock, log, config.pollMs, config.fallbackFeeRate);
   await chains.configure(opts.chains ?? endpointsFromConfig(config));
+  chains.usePush(config.nodePush);
   for (const mode of ['live', 'test'] as const) {
     const chain = chains.get(mode);
     if (chain) health.register(`chain_${mode}`, () => chain.watcher.health());
@@ -62,6 +63,8 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
   const mailer = new Mailer(config.smtpUrl, config.dataDir, config.mailFrom, log);
   const worker = new OutboxWorker({ db, clock, log, mailer, masterKey, webhooks: new WebhookSender(db, masterKey, config.allowPrivateWebhooks) });
   health.register('mail', () => ({ ok: true, delivery: mailer.describe() }));
+  // A status change's webhook leaves as soon as the change commits, not at the worker's next tick.
+  chains.onCommitted(() => worker.wake());
   const payments = createPayments({
     config,
     db,
@@ -178,6 +181,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     stopBackground: async () => {
       await singleton.stop();
       await worker.stop();
+      await wallets.pool.close();
     },
   };
 }

@@ -1,9 +1,9 @@
 /** Receiving addresses derived from a merchant's extended public key (child 0/i). */
-import type { HDKey } from '@scure/bip32';
 import { addressFromScript, scriptForPublicKey } from './address.ts';
 import { keyFitsNetwork, type ExtendedPublicKey } from './extended-key.ts';
 import type { Network } from './networks.ts';
 import type { ScriptType } from './script-type.ts';
+import { ChildKeyDeriver } from './child-key.ts';
 
 /** One derived address. */
 export interface DerivedAddress {
@@ -20,10 +20,11 @@ export type Chain = 0 | 1;
 
 const MAX_INDEX = 0x7fffffff;
 
-// One cached chain node per parsed key object: deriving it costs as much as a whole address.
-const chainNodes = new WeakMap<ExtendedPublicKey, [HDKey | undefined, HDKey | undefined]>();
+// One deriver per parsed key object and chain: the chain node costs as much as a whole address to
+// derive, and the deriver keeps its decoded point so each address costs one multiplication.
+const chainNodes = new WeakMap<ExtendedPublicKey, [ChildKeyDeriver | undefined, ChildKeyDeriver | undefined]>();
 
-function chainNode(key: ExtendedPublicKey, chain: Chain): HDKey {
+function chainNode(key: ExtendedPublicKey, chain: Chain): ChildKeyDeriver {
   let entry = chainNodes.get(key);
   if (!entry) {
     entry = [undefined, undefined];
@@ -32,8 +33,10 @@ function chainNode(key: ExtendedPublicKey, chain: Chain): HDKey {
   const cached = entry[chain];
   if (cached) return cached;
   const node = key.hd.deriveChild(chain);
-  entry[chain] = node;
-  return node;
+  if (!node.publicKey || !node.chainCode) throw new Error('derived chain node has no public key');
+  const deriver = new ChildKeyDeriver(node.publicKey, node.chainCode);
+  entry[chain] = deriver;
+  return deriver;
 }
 
 /** Derive the address at `chain/index` below the key (non-hardened, public derivation). */
@@ -44,9 +47,7 @@ export function deriveAddress(key: ExtendedPublicKey, chain: Chain, index: numbe
   if (!keyFitsNetwork(key, network)) {
     throw new RangeError(`a ${key.kind} key cannot derive addresses for ${network}`);
   }
-  const child = chainNode(key, chain).deriveChild(index);
-  const publicKey = child.publicKey;
-  if (!publicKey) throw new Error('derived node has no public key');
+  const publicKey = chainNode(key, chain).publicKeyAt(index);
   const script = scriptForPublicKey(publicKey, scriptType);
   const address = addressFromScript(script, network);
   if (address === undefined) throw new Error('derived script has no address');

@@ -9,6 +9,7 @@ import { ChainWatcher } from './chain-watcher.ts';
 import { WatchedSet, type WatchedAddress } from './watched-set.ts';
 import type { ChainId } from './chain-id.ts';
 import type { ChainChangeListener } from './chain-events.ts';
+import { subscribeBcoin, type PushSubscription } from './bcoin-push.ts';
 
 /** One followed chain: its node, what it watches and the watcher. */
 export interface FollowedChain {
@@ -30,6 +31,11 @@ export interface ChainEndpoints {
 export class ChainService {
   private readonly chains = new Map<ChainId, FollowedChain>();
   private readonly listeners: ChainChangeListener[] = [];
+  private readonly committedListeners: Array<() => void> = [];
+  private readonly pushes: PushSubscription[] = [];
+  private pushWanted = true;
+  /** Each chain's node URL with its credentials (the push subscription authenticates with them). */
+  private readonly nodeUrls = new Map<ChainId, string>();
 
   constructor(
     private readonly db: Db,
@@ -52,13 +58,26 @@ export class ChainService {
     await watched.load(this.db);
     const watcher = new ChainWatcher({ rpc, store, watched, clock: this.clock, log: this.log, pollMs: this.pollMs, network });
     for (const l of this.listeners) watcher.onChange(l);
+    for (const l of this.committedListeners) watcher.onCommitted(l);
     this.chains.set(id, { id, network, rpc, store, watched, watcher });
+    this.nodeUrls.set(id, rpcUrl);
   }
 
   /** Registers a listener on every chain, present and future, called inside each change's transaction. */
   onChange(listener: ChainChangeListener): void {
     this.listeners.push(listener);
     for (const c of this.chains.values()) c.watcher.onChange(listener);
+  }
+
+  /** Registers a listener called after any chain change that touched an address has committed. */
+  onCommitted(listener: () => void): void {
+    this.committedListeners.push(listener);
+    for (const c of this.chains.values()) c.watcher.onCommitted(listener);
+  }
+
+  /** Whether `start` subscribes to the nodes' own events (on by default; SATGATE_NODE_PUSH=0 turns it off). */
+  usePush(on: boolean): void {
+    this.pushWanted = on;
   }
 
   /** The followed chain of a wallet mode, or a clear error when no node is configured for it. */
@@ -89,13 +108,32 @@ export class ChainService {
     this.chains.get(mode)?.watched.addScript(script, address);
   }
 
-  /** Starts every watcher. */
+  /** Starts every watcher, and subscribes to each node's events where it offers them. */
   start(): void {
-    for (const c of this.chains.values()) c.watcher.start();
+    for (const c of this.chains.values()) {
+      c.watcher.start();
+      if (this.pushWanted) void this.subscribe(c);
+    }
+  }
+
+  /**
+   * bcoin announces transactions and blocks over its websocket: each one wakes the watcher. Bitcoin Core's
+   * ZMQ is not used (no npm ZMQ library installs without a native build or binary download; see
+   * docs/performance.md), so on Core the watcher polls only.
+   */
+  private async subscribe(c: FollowedChain): Promise<void> {
+    try {
+      const info = await c.rpc.call<{ subversion?: string }>('getnetworkinfo');
+      if (!/bcoin/i.test(info.subversion ?? '')) return;
+      this.pushes.push(subscribeBcoin(this.nodeUrls.get(c.id) ?? c.rpc.url, () => c.watcher.wake(), this.log));
+    } catch (err) {
+      this.log.debug({ chain: c.id, err: err instanceof Error ? err.message : String(err) }, 'node events unavailable; polling only');
+    }
   }
 
   /** Stops every watcher, waiting for polls in progress. */
   async stop(): Promise<void> {
+    for (const p of this.pushes.splice(0)) p.close();
     await Promise.all([...this.chains.values()].map((c) => c.watcher.stop()));
   }
 

@@ -51,6 +51,7 @@ export class ChainWatcher {
   private readonly listeners: ChainChangeListener[] = [];
   private readonly seenMempool = new Set<string>();
   private readonly task: PeriodicTask;
+  private readonly committedListeners: Array<() => void> = [];
   private running: Promise<void> | null = null;
   private lastPollAt: number | null = null;
   private polls = 0;
@@ -75,9 +76,22 @@ export class ChainWatcher {
     this.listeners.push(listener);
   }
 
+  /** Registers a listener called after each change's transaction commits (e.g. to wake the outbox). */
+  onCommitted(listener: () => void): void {
+    this.committedListeners.push(listener);
+  }
+
   /** Starts polling every `pollMs`. */
   start(): void {
     this.task.start();
+  }
+
+  /**
+   * Polls now instead of at the next tick (a push hint from the node: a new transaction or block). Hints
+   * during a poll make one more poll right after it, since that poll may have asked the node before.
+   */
+  wake(): void {
+    this.task.wake();
   }
 
   /** Stops polling and waits for a poll in progress to finish. */
@@ -144,7 +158,7 @@ export class ChainWatcher {
     if (!tip) {
       // First start: begin at the node's tip; addresses issued from now on are watched from here.
       const header = await rpc.getBlockHeader(best);
-      await store.transaction((trx) =>
+      await this.changeTx((trx) =>
         store.setTip(trx, { hash: best, height: header.height, prevHash: header.previousblockhash ?? '', time: header.time }, this.opts.clock()),
       );
       this.noteTip(header.height);
@@ -186,7 +200,7 @@ export class ChainWatcher {
     const forkHeight = height;
     const header = await rpc.getBlockHeader(forkHash);
     this.opts.log.warn({ chain: store.chain, from: tip.height, forkHeight }, 'chain reorganisation: rolling back to the fork point');
-    await store.transaction(async (trx) => {
+    await this.changeTx(async (trx) => {
       const now = this.opts.clock();
       const touched = await store.rollbackAbove(trx, forkHeight);
       await store.setTip(trx, { hash: forkHash!, height: forkHeight, prevHash: header.previousblockhash ?? '', time: header.time }, now);
@@ -200,7 +214,7 @@ export class ChainWatcher {
     const { store } = this.opts;
     const added: Array<[string, bigint]> = [];
     try {
-      await store.transaction(async (trx) => {
+      await this.changeTx(async (trx) => {
         const now = this.opts.clock();
         const touched = new Set<bigint>();
         for (const tx of txs) {
@@ -270,7 +284,7 @@ export class ChainWatcher {
       const tx = parseTransaction(raw);
       const added: Array<[string, bigint]> = [];
       try {
-        await store.transaction(async (trx) => {
+        await this.changeTx(async (trx) => {
           const now = this.opts.clock();
           const touched = new Set<bigint>();
           if (await this.recordTx(trx, tx, { mempool: true }, now, touched, added)) {
@@ -290,7 +304,7 @@ export class ChainWatcher {
     const waiting = await store.mempoolTxs();
     const gone = [...waiting].filter(([txid]) => !mempool.has(txid)).map(([, id]) => id);
     if (gone.length === 0) return;
-    await store.transaction(async (trx) => {
+    await this.changeTx(async (trx) => {
       const now = this.opts.clock();
       const touched = await store.withdraw(trx, gone, 'left the mempool unmined (replaced, evicted or reorganised out)', now);
       await this.emit(trx, 'withdrawn', touched, this.tipHeight ?? 0, now);
@@ -301,6 +315,21 @@ export class ChainWatcher {
   private async emit(trx: Trx, cause: ChainChangeCause, addressIds: Set<bigint>, tipHeight: number, now: number): Promise<void> {
     const change: ChainChange = { chain: this.opts.store.chain, cause, addressIds, tipHeight, now };
     for (const listener of this.listeners) await listener(trx, change);
+    if (addressIds.size > 0) this.changedInTx = true;
+  }
+
+  /** Set by `emit` when the current transaction changed some address's records. */
+  private changedInTx = false;
+
+  /** Runs one change's transaction, then tells the committed-listeners if it touched any address. */
+  private async changeTx<T>(work: (trx: Trx) => Promise<T>): Promise<T> {
+    this.changedInTx = false;
+    const out = await this.opts.store.transaction(work);
+    if (this.changedInTx) {
+      this.changedInTx = false;
+      for (const listener of this.committedListeners) listener();
+    }
+    return out;
   }
 
   private noteTip(height: number): void {

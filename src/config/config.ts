@@ -19,6 +19,8 @@ export interface Config {
   /** True when no node is configured and the service runs its own regtest node. */
   devChain: boolean;
   pollMs: number;
+  /** Wake the watcher on the node's own events where it offers them (bcoin's websocket); polling stays on. */
+  nodePush: boolean;
   rateIntervalMs: number;
   rateProviders: string[] | null;
   /** Base URL per rate provider name (SATGATE_RATE_BASE_URLS), e.g. a mirror or a local replay server. */
@@ -185,6 +187,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const autoMigrateRaw = str('SATGATE_AUTO_MIGRATE');
   if (autoMigrateRaw !== null && !['0', '1', 'true', 'false'].includes(autoMigrateRaw)) problems.push('SATGATE_AUTO_MIGRATE must be 1 or 0');
   const autoMigrate = autoMigrateRaw === null ? databaseUrl === null : autoMigrateRaw === '1' || autoMigrateRaw === 'true';
+  const nodePush = str('SATGATE_NODE_PUSH');
+  if (nodePush !== null && !['0', '1', 'true', 'false'].includes(nodePush)) problems.push('SATGATE_NODE_PUSH must be 1 or 0');
 
   const config: Config = {
     port,
@@ -198,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     testNetwork,
     devChain,
     pollMs: int('SATGATE_POLL_MS', 1000, 50, 600_000),
+    nodePush: nodePush === null || nodePush === '1' || nodePush === 'true',
     rateIntervalMs: duration('SATGATE_RATE_INTERVAL', 3_600_000),
     rateProviders,
     rateBaseUrls,

@@ -16,6 +16,9 @@ export class PeriodicTask {
   private timer: NodeJS.Timeout | null = null;
   private current: Promise<void> | null = null;
   private stopRequested = false;
+  private loop: (() => void) | null = null;
+  /** wake() was called during a run: the next run starts right after this one. */
+  private wokenDuringRun = false;
 
   constructor(
     private readonly run: () => Promise<unknown>,
@@ -32,6 +35,8 @@ export class PeriodicTask {
     this.stopRequested = false;
     const loop = () => {
       if (this.stopRequested) return;
+      this.timer = null;
+      this.wokenDuringRun = false;
       this.current = this.run()
         .then(
           () => undefined,
@@ -39,10 +44,26 @@ export class PeriodicTask {
         )
         .finally(() => {
           this.current = null;
-          if (!this.stopRequested) this.timer = setTimeout(loop, this.opts.everyMs);
+          if (!this.stopRequested) this.timer = setTimeout(loop, this.wokenDuringRun ? 0 : this.opts.everyMs);
         });
     };
+    this.loop = loop;
     this.timer = setTimeout(loop, this.opts.firstDelayMs ?? 0);
+  }
+
+  /**
+   * Runs now instead of after the pause (something happened that the next run should see: a node's push
+   * hint, a committed event). A wake during a run makes one more run right after it, since that run may
+   * have looked before the news. Ignored before start() and after stop().
+   */
+  wake(): void {
+    if (this.stopRequested || !this.loop) return;
+    if (this.current) {
+      this.wokenDuringRun = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(this.loop, 0);
   }
 
   /** Stops the loop and waits for a run in progress to finish. */

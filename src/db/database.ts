@@ -6,6 +6,7 @@ import { Kysely, SqliteAdapter, SqliteDialect, sql, type DialectAdapter } from '
 import { createPrivate } from './sqlite-lock.ts';
 import { FencingPostgresDialect } from './fencing.ts';
 import type { Database } from './schema.ts';
+import { SqliteReader, withStatementCache } from './sqlite-statements.ts';
 
 /** Which engine a database runs on; only src/db/ branches on it. */
 export type Engine = 'sqlite' | 'postgres';
@@ -14,6 +15,11 @@ export type Engine = 'sqlite' | 'postgres';
 export interface Db {
   engine: Engine;
   kysely: Kysely<Database>;
+  /**
+   * SQLite on a file only: a read-only connection for hand-written hot reads that must see committed data
+   * only (see sqlite-statements.ts). Callers fall back to `kysely` when it is absent.
+   */
+  reader?: SqliteReader;
   /** Cheap round trip for health checks. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -36,14 +42,19 @@ export function openDb(target: DbTarget): Db {
     raw.pragma('foreign_keys = ON');
     raw.pragma('busy_timeout = 5000');
     raw.defaultSafeIntegers(true);
-    const kysely = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: raw }) });
+    const kysely = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(raw) }) });
+    const reader = target.file === ':memory:' ? undefined : new SqliteReader(() => new BetterSqlite3(target.file, { readonly: true }));
     return {
       engine: 'sqlite',
       kysely,
+      ...(reader ? { reader } : {}),
       ping: async () => {
         raw.prepare('select 1').get();
       },
-      close: () => kysely.destroy(),
+      close: async () => {
+        reader?.close();
+        await kysely.destroy();
+      },
     };
   }
   const pool = new pg.Pool({

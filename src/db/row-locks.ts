@@ -6,11 +6,14 @@ import type { Database } from './schema.ts';
 export type LockableTable = 'wallets' | 'payments' | 'payment_forms' | 'address_orders';
 
 /**
- * Serialises writers of one row inside a transaction: PostgreSQL locks the row (FOR UPDATE);
+ * Serialises writers of one row inside a transaction: PostgreSQL locks the row (FOR NO KEY UPDATE);
  * SQLite already has a single writer, so nothing is needed there.
  */
 export async function lockRow(trx: Transaction<Database>, engine: Engine, table: LockableTable, id: bigint): Promise<void> {
   if (engine === 'postgres') {
-    await sql`select id from ${sql.table(table)} where id = ${id} for update`.execute(trx);
+    // NO KEY UPDATE, not UPDATE: it serialises writers of the row all the same, but does not block the
+    // FOR KEY SHARE locks that foreign-key checks take (every payment and address inserted for a wallet takes
+    // one), so a wallet's refill or inline derivation no longer stalls every other creation for that wallet.
+    await sql`select id from ${sql.table(table)} where id = ${id} for no key update`.execute(trx);
   }
 }

@@ -45,6 +45,17 @@ export interface AddressesTable {
   purpose: Generated<string>;
 }
 
+/** A pre-derived address not yet issued (issue 16); invisible to everything but the issuer. */
+export interface AddressPoolTable {
+  id: Generated<bigint>;
+  wallet_id: bigint;
+  derivation_index: bigint;
+  address: string;
+  script_hex: string;
+  script_type: string;
+  created_at: bigint;
+}
+
 export interface AddressNotesTable {
   id: Generated<bigint>;
   address_id: bigint;
@@ -609,6 +620,7 @@ export interface LeasesTable {
 export interface Database {
   wallets: WalletsTable;
   addresses: AddressesTable;
+  address_pool: AddressPoolTable;
   address_notes: AddressNotesTable;
   rate_records: RateRecordsTable;
   rate_locks: RateLocksTable;

@@ -214,11 +214,14 @@ export class RegtestNode {
     return this.payMany([{ script, amount }]);
   }
 
-  /** Pay several outputs in one transaction (outputs keep the given order; change goes last). */
-  async payMany(outputs: { script: Uint8Array; amount: bigint }[]): Promise<Payment> {
+  /**
+   * Pay several outputs in one transaction (outputs keep the given order; change goes last). `onSent` gets
+   * the moment sendrawtransaction returned (the latency benchmark measures from there).
+   */
+  async payMany(outputs: { script: Uint8Array; amount: bigint }[], onSent?: (at: number) => void): Promise<Payment> {
     return this.serial(async () => {
       const hex = await this.buildPayment(outputs);
-      const txid = await this.sendAndWait(hex);
+      const txid = await this.sendAndWait(hex, 5_000, onSent);
       return { txid, hex, vouts: outputs.map((_, i) => i) };
     });
   }
@@ -227,9 +230,10 @@ export class RegtestNode {
    * sendrawtransaction, then wait until the transaction is in the mempool: bcoin answers the
    * call before validating and drops a rejected transaction silently (only logging an error).
    */
-  async sendAndWait(hex: string, timeoutMs = 5_000): Promise<string> {
+  async sendAndWait(hex: string, timeoutMs = 5_000, onSent?: (at: number) => void): Promise<string> {
     const errorsBefore = this.nodeErrors.length;
     const txid = await this.rpc.sendRawTransaction(hex);
+    onSent?.(performance.now());
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if ((await this.rpc.getRawMempool()).includes(txid)) return txid;

@@ -45,6 +45,15 @@ export class OutboxWorker {
     this.task.start();
   }
 
+  /**
+   * Runs a round now instead of at the next tick: called after a transaction that queued events commits,
+   * so a webhook leaves as soon as its status change is durable. The timer stays the safety net (other
+   * processes' events, retries).
+   */
+  wake(): void {
+    this.task.wake();
+  }
+
   /** Stops the loop, waiting for a round in progress. */
   async stop(): Promise<void> {
     await this.task.stop();

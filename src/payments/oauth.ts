@@ -2,7 +2,9 @@
 // Client secrets and access tokens are random 32-byte values stored only as SHA-256 hashes;
 // a token is found by its hash, a secret is compared with its stored hash in constant time.
 import { randomBytes } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
+import type { WalletsTable } from '../db/schema.ts';
 import type { Clock } from '../core/clock.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import { constantTimeEqual, hashToken, newToken } from '../security/tokens.ts';
@@ -102,6 +104,23 @@ export class OAuthClients {
     if (!row || row.revoked_at !== null) return { ok: false, reason: 'invalid' };
     if (Number(row.expires_at) <= this.clock()) return { ok: false, reason: 'expired' };
     return { ok: true, clientRowId: row.client_id };
+  }
+
+  /**
+   * The wallet with this API ID and whether the client is bound to it, in one query (the creation path
+   * asked for them one by one); undefined when no wallet has that API ID.
+   */
+  async walletFor(clientRowId: bigint, apiId: string): Promise<{ wallet: Selectable<WalletsTable>; bound: boolean } | undefined> {
+    const row = await this.db.kysely
+      .selectFrom('wallets as w')
+      .leftJoin('oauth_client_wallets as b', (join) => join.onRef('b.wallet_id', '=', 'w.id').on('b.client_id', '=', clientRowId))
+      .selectAll('w')
+      .select('b.client_id as bound_client')
+      .where('w.api_id', '=', apiId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { bound_client, ...wallet } = row;
+    return { wallet, bound: bound_client !== null };
   }
 
   /** True when the client may create payments for the wallet. */

@@ -6,6 +6,7 @@ import { ProblemError, WalletApiError, type FieldProblem } from '../core/errors.
 import type { RateLock } from '../rates/rates-port.ts';
 import type { ChainId } from '../chain/chain-id.ts';
 import type { JsonValue } from '../money/exact-json.ts';
+import { insertPaymentFromPool } from '../db/payment-insert.ts';
 import { refusedWebhookTarget } from '../notify/webhook-target.ts';
 import type { PaymentPageData } from '../pages/payment-page.ts';
 import { btcFromSats, fiatToSats } from '../money/money.ts';
@@ -42,6 +43,13 @@ export function newPaymentReference(): string {
   return out;
 }
 
+/** The status read's row: every payment column and the three fields of its wallet and address it shows. */
+type StatusRow = PaymentRow & { wallet_api_id: string; wallet_account_name: string | null; payment_address: string };
+// The query builder's query above, as SQL (the same columns: p.* then the three aliases).
+const STATUS_SQL =
+  'select p.*, w.api_id as wallet_api_id, w.account_name as wallet_account_name, a.address as payment_address ' +
+  'from payments p join wallets w on w.id = p.wallet_id join addresses a on a.id = p.address_id where p.reference = ?';
+
 const notFound = (reference: string) => new ProblemError('not-found', `No payment with reference ${JSON.stringify(reference)}.`);
 
 /** Payment API v1, operations 26 to 29. */
@@ -60,9 +68,10 @@ export class PaymentService {
     if (!checked.ok || errors.length > 0) throw new ProblemError('invalid-request', 'The payment request has invalid fields.', errors);
     const input = checked.request;
 
-    const wallet = await deps.repo.findByApiId(input.api_id);
-    if (!wallet) throw new ProblemError('not-found', `No wallet with API ID ${JSON.stringify(input.api_id)}.`);
-    if (!(await deps.oauth.isBound(clientRowId, wallet.id))) {
+    const found = await deps.oauth.walletFor(clientRowId, input.api_id);
+    if (!found) throw new ProblemError('not-found', `No wallet with API ID ${JSON.stringify(input.api_id)}.`);
+    const { wallet } = found;
+    if (!found.bound) {
       throw new ProblemError('forbidden', 'This client is not allowed to create payments for that API ID.');
     }
 
@@ -77,6 +86,57 @@ export class PaymentService {
     // Checked before the transaction: pricing must fail cleanly (503) rather than wait inside it.
     await this.spotOrProblem(input.order_currency);
 
+    const stored: StoredRequest = {
+      notify_email: input.notify_email,
+      notify_url: input.notify_url,
+      webhook_data_json: input.webhook_data_json,
+      cart_json: input.cart_json,
+      success_url: input.success_url,
+      cancel_url: input.cancel_url,
+      payer_id: input.payer_id,
+      payer_name: input.payer_name,
+      payer_email: input.payer_email,
+      payer_phone: input.payer_phone,
+      payer_ip: input.payer_ip,
+    };
+
+    // PostgreSQL, no Idempotency-Key, a pooled address: the whole creation is one statement (one round trip,
+    // atomic by itself). Otherwise, or when the pool is empty, the transaction below.
+    if (idempotencyKey === undefined && deps.db.engine === 'postgres' && deps.issuer.pooled) {
+      let lock: Omit<RateLock, 'id'>;
+      try {
+        lock = await deps.rates.planLock('payment_request', input.order_currency);
+      } catch (err) {
+        throw toProblem(err);
+      }
+      const created = await insertPaymentFromPool(deps.db, {
+        walletId: wallet.id,
+        scriptType: wallet.script_type,
+        clientId: clientRowId,
+        now,
+        lock,
+        payment: {
+          reference: newPaymentReference(),
+          type: input.type,
+          cryptoCurrency: input.crypto_currency,
+          cryptoSats: fiatToSats(input.order_amount, lock.rate),
+          orderCurrency: input.order_currency,
+          orderAmount: input.order_amount,
+          monitorUntil: now + deps.config.monitorWindowMs,
+          requestJson: JSON.stringify(stored),
+        },
+      });
+      deps.issuer.noteClaimed(
+        wallet,
+        created ? { index: Number(created.issued_index), lastFunded: created.last_funded === null ? -1 : Number(created.last_funded) } : undefined,
+      );
+      if (created) {
+        const { issued_address, issued_script_hex, issued_index: _index, last_funded: _funded, ...row } = created;
+        deps.chains.watch(chain.id, Buffer.from(issued_script_hex, 'hex'), { addressId: row.address_id, walletId: wallet.id });
+        return { status: 200, body: paymentRecord(row, this.recordContext(wallet, issued_address)), replayed: false };
+      }
+    }
+
     const result = await deps.db.kysely.transaction().execute(async (trx): Promise<Answer & { script?: string; addressId?: bigint }> => {
       if (idempotencyKey !== undefined) {
         const replay = await idempotent(deps.idempotency.claim(trx, scope, idempotencyKey, hash, now));
@@ -90,19 +150,6 @@ export class PaymentService {
       }
       const address = await deps.issuer.issueForPayment(trx, wallet, now);
       const reference = newPaymentReference();
-      const stored: StoredRequest = {
-        notify_email: input.notify_email,
-        notify_url: input.notify_url,
-        webhook_data_json: input.webhook_data_json,
-        cart_json: input.cart_json,
-        success_url: input.success_url,
-        cancel_url: input.cancel_url,
-        payer_id: input.payer_id,
-        payer_name: input.payer_name,
-        payer_email: input.payer_email,
-        payer_phone: input.payer_phone,
-        payer_ip: input.payer_ip,
-      };
       const row = await trx
         .insertInto('payments')
         .values({
@@ -154,14 +201,18 @@ export class PaymentService {
   private async load(reference: string): Promise<{ row: PaymentRow; ctx: RecordContext } | undefined> {
     const { db, clock, machine } = this.deps;
     // One round trip for the hot path (status polling): the payment with its wallet's and address's fields.
-    const joined = await db.kysely
-      .selectFrom('payments as p')
-      .innerJoin('wallets as w', 'w.id', 'p.wallet_id')
-      .innerJoin('addresses as a', 'a.id', 'p.address_id')
-      .selectAll('p')
-      .select(['w.api_id as wallet_api_id', 'w.account_name as wallet_account_name', 'a.address as payment_address'])
-      .where('p.reference', '=', reference)
-      .executeTakeFirst();
+    // On SQLite it is written by hand on the read-only connection (a statement prepared once, no query
+    // building, committed data only): about a third of the query builder's cost per read.
+    const joined = db.reader
+      ? db.reader.get<StatusRow>(STATUS_SQL, [reference])
+      : await db.kysely
+          .selectFrom('payments as p')
+          .innerJoin('wallets as w', 'w.id', 'p.wallet_id')
+          .innerJoin('addresses as a', 'a.id', 'p.address_id')
+          .selectAll('p')
+          .select(['w.api_id as wallet_api_id', 'w.account_name as wallet_account_name', 'a.address as payment_address'])
+          .where('p.reference', '=', reference)
+          .executeTakeFirst();
     if (!joined) return undefined;
     const { wallet_api_id, wallet_account_name, payment_address, ...payment } = joined;
     let row: PaymentRow = payment;

@@ -125,16 +125,17 @@ class RefreshingRates implements Rates {
   }
 
   async lock(purpose: RateLockPurpose, currency: string, trx?: Parameters<Rates['lock']>[2]): Promise<RateLock> {
-    const duration = LOCK_DURATION_MS[purpose];
-    if (duration === undefined) throw new TypeError(`unknown rate lock purpose ${JSON.stringify(purpose)}`);
     // Inside the caller's transaction every read must use it: SQLite has one connection, and a read
     // through another handle would wait for this very transaction to end.
+    return this.store.insertLock(await this.planLock(purpose, currency, trx), trx);
+  }
+
+  async planLock(purpose: RateLockPurpose, currency: string, trx?: Parameters<Rates['lock']>[2]): Promise<Omit<RateLock, 'id'>> {
+    const duration = LOCK_DURATION_MS[purpose];
+    if (duration === undefined) throw new TypeError(`unknown rate lock purpose ${JSON.stringify(purpose)}`);
     const spot = await this.spot(currency, trx);
     const now = this.clock();
-    return this.store.insertLock(
-      { purpose, currency: spot.currency, rate: spot.rate, rateAt: spot.at, lockedAt: now, expiresAt: now + duration },
-      trx,
-    );
+    return { purpose, currency: spot.currency, rate: spot.rate, rateAt: spot.at, lockedAt: now, expiresAt: now + duration };
   }
 
   async getLock(id: bigint, now: number = this.clock()): Promise<(RateLock & { holds: boolean }) | undefined> {

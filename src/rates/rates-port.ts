@@ -34,6 +34,11 @@ export interface Rates {
   spot(currency: string): Promise<SpotRate>;
   /** Fixes the current rate for a purpose; stored in `trx` when given, so it commits with the caller's work. */
   lock(purpose: RateLockPurpose, currency: string, trx?: Transaction<Database>): Promise<RateLock>;
+  /**
+   * The lock `lock` would store, without storing it: for a caller that writes the `rate_locks` row in its own
+   * statement (PostgreSQL's one-statement payment creation). Same errors as `spot`.
+   */
+  planLock(purpose: RateLockPurpose, currency: string): Promise<Omit<RateLock, 'id'>>;
   /** A stored lock, with whether it still holds at `now`. */
   getLock(id: bigint, now?: number): Promise<(RateLock & { holds: boolean }) | undefined>;
 }

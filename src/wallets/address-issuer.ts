@@ -1,11 +1,13 @@
 import type { Transaction } from 'kysely';
 import { parseExtendedPublicKey, type ExtendedPublicKey } from '../bitcoin/extended-key.ts';
-import { deriveReceiveAddress } from '../bitcoin/receive-address.ts';
+import { deriveReceiveAddress, type DerivedAddress } from '../bitcoin/receive-address.ts';
 import type { Network } from '../bitcoin/networks.ts';
 import type { ScriptType } from '../bitcoin/script-type.ts';
 import type { Engine } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import { lockRow } from '../db/row-locks.ts';
+import { claimPooledAddress, nextDerivationIndex, reserveFreeOrderAddress, type IssueAs } from '../db/address-claims.ts';
+import type { AddressPool } from './address-pool.ts';
 import type { AddressRow, WalletRow } from './wallet-repository.ts';
 
 /** Addresses past the last funded one that wallets scan by default (BIP44 gap limit). */
@@ -13,55 +15,102 @@ export const GAP_LIMIT = 20;
 
 type Trx = Transaction<Database>;
 
-/** Hands out receiving addresses: the lowest free one for orders, always a new one for payment requests. */
+/**
+ * Hands out receiving addresses: the lowest free one for orders, always a new one for payment requests.
+ * A new address is claimed from the wallet's pool of pre-derived ones (see address-pool.ts) when it has
+ * one, else derived here under the wallet's lock.
+ */
 export class AddressIssuer {
   private readonly keys = new Map<string, ExtendedPublicKey>();
+  private pool: AddressPool | undefined;
 
   constructor(
     private readonly engine: Engine,
     private readonly onGapExceeded: (wallet: WalletRow, index: number) => void = () => {},
   ) {}
 
+  /** Issues new addresses from this pool (which `derive` fills); without one every address is derived on demand. */
+  usePool(pool: AddressPool): void {
+    this.pool = pool;
+  }
+
+  /** True when new addresses come from a pool (so a caller may claim from it in its own statement). */
+  get pooled(): boolean {
+    return this.pool !== undefined;
+  }
+
+  /**
+   * Bookkeeping for a pool claim made by another statement (PostgreSQL's one-statement payment creation):
+   * refills the pool when low, and warns past the gap limit as issuing here would.
+   */
+  noteClaimed(wallet: WalletRow, claimed: { index: number; lastFunded: number } | undefined): void {
+    this.pool?.noteClaim(wallet, claimed !== undefined);
+    if (claimed && claimed.index - claimed.lastFunded > GAP_LIMIT) this.onGapExceeded(wallet, claimed.index);
+  }
+
+  /** Receiving address `index` of the wallet, as issued (cached parsed key, fast derivation). */
+  derive(wallet: WalletRow, index: number): DerivedAddress {
+    return deriveReceiveAddress(this.key(wallet.pub), index, wallet.script_type as ScriptType, wallet.network as Network);
+  }
+
   /**
    * Reserves the lowest-index address of the wallet that is free: never funded, reserved for orders only,
-   * and whose reservation has lapsed; otherwise derives the next index. The reservation lasts until `until`.
+   * and whose reservation has lapsed; otherwise issues a new one. The reservation lasts until `until`.
    */
   async reserveForOrder(trx: Trx, wallet: WalletRow, now: number, until: number): Promise<AddressRow> {
-    await lockRow(trx, this.engine, 'wallets', wallet.id);
-    const free = await trx
-      .selectFrom('addresses')
-      .selectAll()
-      .where('wallet_id', '=', wallet.id)
-      .where('purpose', '=', 'order')
-      .where('first_funded_at', 'is', null)
-      .where((eb) => eb.or([eb('reserved_until', 'is', null), eb('reserved_until', '<=', BigInt(now))]))
-      .orderBy('derivation_index')
-      .limit(1)
-      .executeTakeFirst();
-    if (free) {
-      return trx
-        .updateTable('addresses')
-        .set({ reserved_until: BigInt(until) })
-        .where('id', '=', free.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    }
-    return this.deriveNext(trx, wallet, now, 'order', BigInt(until));
+    const free = await reserveFreeOrderAddress(trx, this.engine, wallet.id, now, until);
+    if (free) return free;
+    return this.issueNew(trx, wallet, { purpose: 'order', createdAt: now, reservedUntil: BigInt(until) });
   }
 
   /** Issues a never-used address for a payment request; it is never handed out again. */
   async issueForPayment(trx: Trx, wallet: WalletRow, now: number): Promise<AddressRow> {
-    await lockRow(trx, this.engine, 'wallets', wallet.id);
-    return this.deriveNext(trx, wallet, now, 'payment', null);
+    return this.issueNew(trx, wallet, { purpose: 'payment', createdAt: now, reservedUntil: null });
   }
 
-  private async deriveNext(trx: Trx, wallet: WalletRow, now: number, purpose: string, reservedUntil: bigint | null): Promise<AddressRow> {
-    const last = await trx
-      .selectFrom('addresses')
-      .select((eb) => eb.fn.max('derivation_index').as('max'))
-      .where('wallet_id', '=', wallet.id)
-      .executeTakeFirst();
-    const index = last?.max === null || last?.max === undefined ? 0 : Number(last.max) + 1;
+  private async issueNew(trx: Trx, wallet: WalletRow, as: IssueAs): Promise<AddressRow> {
+    if (this.pool) {
+      const claimed = await claimPooledAddress(trx, this.engine, wallet.id, wallet.script_type, as);
+      this.pool.noteClaim(wallet, claimed !== undefined);
+      if (claimed) {
+        await this.checkGap(trx, wallet, Number(claimed.derivation_index));
+        return claimed;
+      }
+    }
+    await lockRow(trx, this.engine, 'wallets', wallet.id);
+    if (this.pool && this.engine === 'postgres') {
+      // A refill may have committed while this waited for the wallet lock: its rows come first, so issued
+      // indexes stay in order (a derived index past a freshly pooled run would open a gap).
+      const claimed = await claimPooledAddress(trx, this.engine, wallet.id, wallet.script_type, as);
+      if (claimed) {
+        await this.checkGap(trx, wallet, Number(claimed.derivation_index));
+        return claimed;
+      }
+    }
+    const index = await nextDerivationIndex(trx, wallet.id);
+    await this.checkGap(trx, wallet, index);
+    const derived = this.derive(wallet, index);
+    // The pool was empty: fill the next indexes in this same transaction (past every issued and pooled index,
+    // so nothing collides), so the issuers queued on the wallet lock claim them instead of deriving in turn.
+    if (this.pool) await this.pool.topUpInline(trx, wallet, index + 1, as.createdAt);
+    return trx
+      .insertInto('addresses')
+      .values({
+        wallet_id: wallet.id,
+        derivation_index: BigInt(index),
+        address: derived.address,
+        script_hex: Buffer.from(derived.script).toString('hex'),
+        created_at: BigInt(as.createdAt),
+        reserved_until: as.reservedUntil,
+        purpose: as.purpose,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  /** Warns when the index lies more than GAP_LIMIT past the last funded issued address (pooled ones do not count). */
+  private async checkGap(trx: Trx, wallet: WalletRow, index: number): Promise<void> {
+    if (index < GAP_LIMIT) return;
     const funded = await trx
       .selectFrom('addresses')
       .select((eb) => eb.fn.max('derivation_index').as('max'))
@@ -70,20 +119,6 @@ export class AddressIssuer {
       .executeTakeFirst();
     const lastFunded = funded?.max === null || funded?.max === undefined ? -1 : Number(funded.max);
     if (index - lastFunded > GAP_LIMIT) this.onGapExceeded(wallet, index);
-    const derived = deriveReceiveAddress(this.key(wallet.pub), index, wallet.script_type as ScriptType, wallet.network as Network);
-    return trx
-      .insertInto('addresses')
-      .values({
-        wallet_id: wallet.id,
-        derivation_index: BigInt(index),
-        address: derived.address,
-        script_hex: Buffer.from(derived.script).toString('hex'),
-        created_at: BigInt(now),
-        reserved_until: reservedUntil,
-        purpose,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
   }
 
   private key(pub: string): ExtendedPublicKey {

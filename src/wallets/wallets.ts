@@ -10,6 +10,7 @@ import type { ChainService } from '../chain/chain-service.ts';
 import { AddressActivity } from './address-activity.ts';
 import { AddressIssuer } from './address-issuer.ts';
 import { AddressNotes } from './address-notes.ts';
+import { AddressPool } from './address-pool.ts';
 import type { OrderAddressDeps } from './order-address.ts';
 import { WalletMonitor } from './wallet-monitor.ts';
 import type { RegistrationDeps } from './wallet-registration.ts';
@@ -19,6 +20,8 @@ import { WalletRepository } from './wallet-repository.ts';
 export interface Wallets {
   repo: WalletRepository;
   issuer: AddressIssuer;
+  /** Pre-derived addresses the issuer claims; `close` it when the process stops. */
+  pool: AddressPool;
   notes: AddressNotes;
   registration: RegistrationDeps;
   orderAddresses: OrderAddressDeps;
@@ -44,9 +47,12 @@ export function createWallets(deps: WalletsDeps): Wallets {
   const issuer = new AddressIssuer(db.engine, (wallet, index) =>
     log.warn({ api_id: wallet.api_id, index }, 'issuing an address past the gap limit of 20 unused addresses; wallets may need a larger gap to see it'),
   );
+  const pool = new AddressPool(db, clock, log, (wallet, index) => issuer.derive(wallet, index));
+  issuer.usePool(pool);
   return {
     repo,
     issuer,
+    pool,
     notes: new AddressNotes(repo, clock),
     registration: {
       repo,

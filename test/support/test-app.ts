@@ -43,7 +43,14 @@ export async function createTestApp(
   } = {},
 ): Promise<TestApp> {
   const testDb = opts.testDb ?? (await createTestDb(engine));
-  const config: Config = loadConfig({ SATGATE_DATA_DIR: testDb.env.SATGATE_DATA_DIR ?? '/tmp/satgate-test', LOG_LEVEL: 'silent', ...opts.env });
+  // Node push off unless asked for: tests step the watcher themselves (pollNow) and expect it to look only then
+  // or at its timer; src/chain/node-push.test.ts covers push.
+  const config: Config = loadConfig({
+    SATGATE_DATA_DIR: testDb.env.SATGATE_DATA_DIR ?? '/tmp/satgate-test',
+    LOG_LEVEL: 'silent',
+    SATGATE_NODE_PUSH: '0',
+    ...opts.env,
+  });
   const ctx = await createContext({
     config,
     db: testDb.db,

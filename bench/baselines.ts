@@ -1,0 +1,130 @@
+// Raw-driver baselines for the API benchmark (issue 16): a plain Fastify server doing only the database
+// work a payment creation and a status read cannot avoid, with the same durability as satgate
+// (SQLite WAL + synchronous=FULL; PostgreSQL's default commit), so satgate's figures read as ratios to
+// "what the database allows". Nothing here is used by the service.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import Fastify, { type FastifyInstance } from 'fastify';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+
+/** A running baseline server: its URLs and how to stop it. */
+export interface Baseline {
+  /** GET: answers {ok:true}, no database. */
+  bareUrl: string;
+  /** POST: one INSERT of a payments-shaped row, then one SELECT of it (each its own autocommit). */
+  insertUrl: string;
+  /** GET: one SELECT by the unique reference joined to the wallet row. */
+  readUrl: string;
+  close(): Promise<void>;
+}
+
+const TABLES = [
+  `create table bl_wallets (id bigint primary key, api_id text not null unique, account_name text not null)`,
+  `create table bl_payments (
+     id %ID% primary key, reference text not null unique, wallet_id bigint not null references bl_wallets(id),
+     address text not null, type text not null, crypto_currency text not null, crypto_sats bigint not null,
+     order_currency text not null, order_amount text not null, exchange_rate text not null,
+     expiry_at bigint not null, monitor_until bigint not null, status text not null, status_at bigint not null,
+     request_json text not null, created_at bigint not null)`,
+];
+const INSERT_COLUMNS =
+  'reference, wallet_id, address, type, crypto_currency, crypto_sats, order_currency, order_amount, exchange_rate, expiry_at, monitor_until, status, status_at, request_json, created_at';
+const READ_SQL = `select p.*, w.api_id, w.account_name from bl_payments p join bl_wallets w on w.id = p.wallet_id where p.reference = %1%`;
+const SEED_REFERENCE = 'pay_seed';
+
+function row(reference: string): unknown[] {
+  const now = Date.now();
+  return [reference, 1, 'bcrt1qexampleexampleexampleexampleexample0', 'custom', 'testBTC', 37_000, 'USD', '25', '67432.10', now + 900_000, now + 86_400_000, 'unpaid', now, '{"payer_id":"payer@example.com"}', now];
+}
+
+function ref(): string {
+  return `pay_${randomBytes(15).toString('base64url')}`;
+}
+
+async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+}
+
+/** SQLite through better-sqlite3 with statements prepared once (the fastest this driver allows). */
+export async function startSqliteBaseline(): Promise<Baseline> {
+  const dir = mkdtempSync(join(tmpdir(), 'satgate-baseline-'));
+  const raw = new BetterSqlite3(join(dir, 'baseline.sqlite'));
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = FULL');
+  raw.pragma('foreign_keys = ON');
+  raw.defaultSafeIntegers(true);
+  for (const t of TABLES) raw.exec(t.replace('%ID%', 'integer'));
+  raw.prepare('insert into bl_wallets (id, api_id, account_name) values (1, ?, ?)').run('test_baseline', 'Bench Shop');
+  const insert = raw.prepare(`insert into bl_payments (${INSERT_COLUMNS}) values (${INSERT_COLUMNS.split(',').map(() => '?').join(', ')})`);
+  const byId = raw.prepare('select * from bl_payments where id = ?');
+  const read = raw.prepare(READ_SQL.replace('%1%', '?'));
+  insert.run(...row(SEED_REFERENCE));
+  const app = Fastify({ logger: false });
+  app.get('/bare', async () => ({ ok: true }));
+  app.post('/insert', async () => {
+    const info = insert.run(...row(ref()));
+    return serialise(byId.get(info.lastInsertRowid) as Record<string, unknown>);
+  });
+  app.get('/read/:ref', async (request) => serialise(read.get((request.params as { ref: string }).ref) as Record<string, unknown>));
+  const url = await listen(app);
+  return {
+    bareUrl: `${url}/bare`,
+    insertUrl: `${url}/insert`,
+    readUrl: `${url}/read/${SEED_REFERENCE}`,
+    close: async () => {
+      await app.close();
+      raw.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** PostgreSQL through a pg.Pool of the service's size (10), parameterised queries as Kysely sends them. */
+export async function startPostgresBaseline(url: string): Promise<Baseline> {
+  const schema = `baseline_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const pool = new pg.Pool({ connectionString: url, max: 10, options: `-c search_path=${schema}` });
+  pool.on('error', () => {});
+  for (const t of TABLES) await pool.query(t.replace('%ID%', 'bigint generated by default as identity'));
+  await pool.query('insert into bl_wallets (id, api_id, account_name) values (1, $1, $2)', ['test_baseline', 'Bench Shop']);
+  const insertSql = `insert into bl_payments (${INSERT_COLUMNS}) values (${INSERT_COLUMNS.split(',').map((_, i) => `$${i + 1}`).join(', ')}) returning id`;
+  const readSql = READ_SQL.replace('%1%', '$1');
+  await pool.query(insertSql, row(SEED_REFERENCE));
+  const app = Fastify({ logger: false });
+  app.get('/bare', async () => ({ ok: true }));
+  app.post('/insert', async () => {
+    const inserted = await pool.query<{ id: string }>(insertSql, row(ref()));
+    const got = await pool.query('select * from bl_payments where id = $1', [inserted.rows[0]!.id]);
+    return serialise(got.rows[0] as Record<string, unknown>);
+  });
+  app.get('/read/:ref', async (request) => {
+    const got = await pool.query(readSql, [(request.params as { ref: string }).ref]);
+    return serialise(got.rows[0] as Record<string, unknown>);
+  });
+  const base = await listen(app);
+  return {
+    bareUrl: `${base}/bare`,
+    insertUrl: `${base}/insert`,
+    readUrl: `${base}/read/${SEED_REFERENCE}`,
+    close: async () => {
+      await app.close();
+      await pool.query(`drop schema if exists ${schema} cascade`).catch(() => {});
+      await pool.end();
+    },
+  };
+}
+
+/** bigint columns as strings, as any JSON answer must carry them. */
+function serialise(r: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(r)) out[k] = typeof v === 'bigint' ? v.toString() : v;
+  return out;
+}

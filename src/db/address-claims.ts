@@ -1,0 +1,78 @@
+// Engine-specific statements for issuing addresses without serialising a wallet's issuers (issue 16).
+// PostgreSQL claims rows with FOR UPDATE SKIP LOCKED, so concurrent issuers of one wallet take different
+// rows instead of queueing on the wallet row; SQLite has one writer, so the same statements need no lock.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Engine } from './database.ts';
+import type { Database } from './schema.ts';
+import type { AddressesTable } from './schema.ts';
+import type { Selectable } from 'kysely';
+
+type Trx = Transaction<Database>;
+type AddressRow = Selectable<AddressesTable>;
+
+/** How a claimed address is issued. */
+export interface IssueAs {
+  purpose: string;
+  createdAt: number;
+  reservedUntil: bigint | null;
+}
+
+/**
+ * Moves the wallet's lowest pooled address of `scriptType` into `addresses`, issued as `as`, in the
+ * caller's transaction: the pool row is deleted by the same transaction that inserts the address, so an
+ * index is issued at most once and a rollback returns it to the pool. Undefined when the pool is empty
+ * (or every pooled row is being claimed by another transaction right now).
+ */
+export async function claimPooledAddress(trx: Trx, engine: Engine, walletId: bigint, scriptType: string, as: IssueAs): Promise<AddressRow | undefined> {
+  const createdAt = BigInt(as.createdAt);
+  if (engine === 'postgres') {
+    const { rows } = await sql<AddressRow>`
+      with claimed as (
+        delete from address_pool where id = (
+          select id from address_pool where wallet_id = ${walletId} and script_type = ${scriptType}
+          order by derivation_index limit 1 for update skip locked)
+        returning wallet_id, derivation_index, address, script_hex)
+      insert into addresses (wallet_id, derivation_index, address, script_hex, created_at, reserved_until, purpose)
+      select wallet_id, derivation_index, address, script_hex, ${createdAt}, ${as.reservedUntil}, ${as.purpose} from claimed
+      returning *`.execute(trx);
+    return rows[0];
+  }
+  const { rows } = await sql<{ derivation_index: bigint; address: string; script_hex: string }>`
+    delete from address_pool where id = (
+      select id from address_pool where wallet_id = ${walletId} and script_type = ${scriptType} order by derivation_index limit 1)
+    returning derivation_index, address, script_hex`.execute(trx);
+  const claimed = rows[0];
+  if (!claimed) return undefined;
+  return trx
+    .insertInto('addresses')
+    .values({ wallet_id: walletId, derivation_index: claimed.derivation_index, address: claimed.address, script_hex: claimed.script_hex, created_at: createdAt, reserved_until: as.reservedUntil, purpose: as.purpose })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Reserves the wallet's lowest-index order address that was never funded and whose reservation lapsed,
+ * until `until`, in one statement; undefined when there is none. On PostgreSQL a row another transaction
+ * is reserving right now is skipped rather than waited for.
+ */
+export async function reserveFreeOrderAddress(trx: Trx, engine: Engine, walletId: bigint, now: number, until: number): Promise<AddressRow | undefined> {
+  const skipLocked = engine === 'postgres' ? sql` for update skip locked` : sql``;
+  const { rows } = await sql<AddressRow>`
+    update addresses set reserved_until = ${BigInt(until)} where id = (
+      select id from addresses
+      where wallet_id = ${walletId} and purpose = 'order' and first_funded_at is null
+        and (reserved_until is null or reserved_until <= ${BigInt(now)})
+      order by derivation_index limit 1${skipLocked})
+    returning *`.execute(trx);
+  return rows[0];
+}
+
+/** The next index to derive for a wallet: one past the highest issued or pooled index (0 for none). */
+export async function nextDerivationIndex(db: Kysely<Database>, walletId: bigint): Promise<number> {
+  const { rows } = await sql<{ issued: bigint | null; pooled: bigint | null }>`
+    select (select max(derivation_index) from addresses where wallet_id = ${walletId}) as issued,
+           (select max(derivation_index) from address_pool where wallet_id = ${walletId}) as pooled`.execute(db);
+  const r = rows[0];
+  const max = [r?.issued, r?.pooled].reduce<number>((m, v) => (v === null || v === undefined ? m : Math.max(m, Number(v))), -1);
+  return max + 1;
+}

@@ -1,0 +1,138 @@
+// The pool of pre-derived receiving addresses (issue 16). Issuing an address claims the wallet's lowest
+// pooled row (src/db/address-claims.ts); this keeps each wallet's pool topped up in the background, so the
+// derivation (the costliest part of issuing) leaves the request path and the wallet lock is taken only
+// briefly, by the refill, instead of by every issuer.
+//
+// Crash safety: a refill commits its rows in one transaction (a crash loses none or all of them, and an
+// uncommitted refill's indexes are simply derived again by the next one); a pooled row leaves the pool only
+// in the transaction that issues it. Pooled indexes therefore survive restarts, are issued later in index
+// order, and are never issued twice (the unique (wallet_id, derivation_index) of `addresses` backs this).
+import type { Logger } from 'pino';
+import type { Transaction } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import type { Db } from '../db/database.ts';
+import type { Clock } from '../core/clock.ts';
+import { lockRow } from '../db/row-locks.ts';
+import { nextDerivationIndex } from '../db/address-claims.ts';
+import type { DerivedAddress } from '../bitcoin/receive-address.ts';
+import type { WalletRow } from './wallet-repository.ts';
+
+/** Pooled addresses a refill tops a wallet up to. */
+export const POOL_TARGET = 100;
+/** A wallet's pool is refilled once a claim leaves fewer than this many (as this process counts). */
+export const POOL_LOW_WATER = 50;
+/** Addresses derived and committed together by a refill. */
+export const REFILL_CHUNK = 10;
+
+/** Derives receiving address `index` of a wallet (the issuer's derivation, with its cached keys). */
+export type DeriveFor = (wallet: WalletRow, index: number) => DerivedAddress;
+
+/** Keeps every wallet's pool of unissued addresses topped up, one refill per wallet at a time. */
+export class AddressPool {
+  /** Pooled rows per wallet as this process last counted them, less its own claims since. */
+  private readonly estimate = new Map<bigint, number>();
+  private readonly refills = new Map<bigint, Promise<void>>();
+  private closed = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly log: Pick<Logger, 'warn'>,
+    private readonly derive: DeriveFor,
+  ) {}
+
+  /** Notes a claim (or a miss: `claimed` false) and starts a background refill when the pool runs low. */
+  noteClaim(wallet: WalletRow, claimed: boolean): void {
+    const left = claimed ? (this.estimate.get(wallet.id) ?? 0) - 1 : 0;
+    this.estimate.set(wallet.id, left);
+    if (left < POOL_LOW_WATER) this.refillSoon(wallet);
+  }
+
+  /** Starts a refill of the wallet's pool unless one is under way; errors are logged, never thrown. */
+  refillSoon(wallet: WalletRow): void {
+    if (this.closed || this.refills.has(wallet.id)) return;
+    const run = this.refill(wallet)
+      .catch((err: unknown) => {
+        if (!this.closed) this.log.warn({ api_id: wallet.api_id, err: err instanceof Error ? err.message : String(err) }, 'address pool refill failed; addresses are derived on demand meanwhile');
+      })
+      .finally(() => this.refills.delete(wallet.id));
+    this.refills.set(wallet.id, run);
+  }
+
+  /**
+   * Tops the wallet's pool up to POOL_TARGET rows of its current script type, in committed chunks of
+   * REFILL_CHUNK: a small chunk is derived and stored quickly, so a burst that drains the pool (and derives
+   * inline meanwhile) cannot keep overtaking a long refill whose indexes it would then have to discard.
+   */
+  async refill(wallet: WalletRow): Promise<void> {
+    const { kysely } = this.db;
+    for (let misses = 0; misses < 5 && !this.closed; ) {
+      const pooled = await kysely
+        .selectFrom('address_pool')
+        .select((eb) => eb.fn.countAll<bigint>().as('n'))
+        .where('wallet_id', '=', wallet.id)
+        .where('script_type', '=', wallet.script_type)
+        .executeTakeFirstOrThrow();
+      const have = Number(pooled.n);
+      this.estimate.set(wallet.id, have);
+      if (have >= POOL_TARGET) return;
+      const from = await nextDerivationIndex(kysely, wallet.id);
+      const batch: DerivedAddress[] = [];
+      for (let i = 0; i < Math.min(REFILL_CHUNK, POOL_TARGET - have); i++) batch.push(this.derive(wallet, from + i));
+      const now = BigInt(this.clock());
+      const stored = await kysely.transaction().execute(async (trx) => {
+        await lockRow(trx, this.db.engine, 'wallets', wallet.id);
+        // Rows of a script type the wallet no longer has were never issued; their indexes are derived again.
+        await trx.deleteFrom('address_pool').where('wallet_id', '=', wallet.id).where('script_type', '!=', wallet.script_type).execute();
+        // Issuers that found the pool empty derived inline meanwhile: keep only the indexes still unused,
+        // and none at all if that would leave a gap (then the next chunk starts from the new end).
+        const next = await nextDerivationIndex(trx, wallet.id);
+        const fresh = batch.filter((a) => a.index >= next);
+        if (fresh.length === 0 || fresh[0]!.index !== next) return 0;
+        await trx
+          .insertInto('address_pool')
+          .values(fresh.map((a) => this.row(wallet, a, now)))
+          .execute();
+        return fresh.length;
+      });
+      if (stored === 0) misses++;
+      // Let requests in between chunks.
+      await new Promise<void>((r) => setImmediate(r));
+    }
+  }
+
+  /**
+   * Stores the next REFILL_CHUNK addresses from `from` in the pool inside the caller's transaction, which
+   * holds the wallet lock and has just derived `from - 1` itself because the pool was empty. Under a burst the
+   * pool would otherwise stay empty: every issuer derives under the wallet lock and a background refill keeps
+   * finding its indexes taken. Issuers queued on the lock then claim these rows instead of deriving.
+   */
+  async topUpInline(trx: Transaction<Database>, wallet: WalletRow, from: number, now: number): Promise<void> {
+    const batch: DerivedAddress[] = [];
+    for (let i = 0; i < REFILL_CHUNK; i++) batch.push(this.derive(wallet, from + i));
+    await trx.insertInto('address_pool').values(batch.map((a) => this.row(wallet, a, BigInt(now)))).execute();
+    this.estimate.set(wallet.id, (this.estimate.get(wallet.id) ?? 0) + batch.length);
+  }
+
+  private row(wallet: WalletRow, a: DerivedAddress, now: bigint) {
+    return {
+      wallet_id: wallet.id,
+      derivation_index: BigInt(a.index),
+      address: a.address,
+      script_hex: Buffer.from(a.script).toString('hex'),
+      script_type: wallet.script_type,
+      created_at: now,
+    };
+  }
+
+  /** Waits for refills under way (tests, shutdown). */
+  async settle(): Promise<void> {
+    while (this.refills.size > 0) await Promise.all([...this.refills.values()]);
+  }
+
+  /** Stops starting refills and waits for those under way. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.refills.values()]);
+  }
+}
