@@ -4,7 +4,6 @@
 import { BackendUnavailableError, type LightBackend, type MerkleProof } from './light-backend.ts';
 import { RequestBudget, type BudgetOptions } from './request-budget.ts';
 import { esploraScriptHash, orderMempoolEntries, type HistoryEntry } from './script-hash.ts';
-import { parseBlockHeader } from '../../bitcoin/raw-block.ts';
 
 export interface EsploraOptions {
   /** The API root, e.g. `https://mempool.space/api`. */
@@ -18,6 +17,35 @@ export interface EsploraOptions {
 }
 
 class NotFound extends Error {}
+
+interface EsploraBlock {
+  height: number;
+  version: number;
+  previousblockhash: string | null;
+  merkle_root: string;
+  timestamp: number;
+  bits: number;
+  nonce: number;
+}
+
+function headerFromJson(b: EsploraBlock): Uint8Array {
+  const u32 = (n: unknown) => {
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < -0x80000000 || n > 0xffffffff) throw new BackendUnavailableError('server sent a malformed block');
+    return n;
+  };
+  const hash = (h: unknown) => {
+    if (typeof h !== 'string' || !/^[0-9a-f]{64}$/.test(h)) throw new BackendUnavailableError('server sent a malformed block');
+    return Buffer.from(h, 'hex').reverse();
+  };
+  const out = Buffer.alloc(80);
+  out.writeInt32LE(u32(b.version) | 0, 0);
+  (b.previousblockhash === null && b.height === 0 ? Buffer.alloc(32) : hash(b.previousblockhash)).copy(out, 4);
+  hash(b.merkle_root).copy(out, 36);
+  out.writeUInt32LE(u32(b.timestamp), 68);
+  out.writeUInt32LE(u32(b.bits), 72);
+  out.writeUInt32LE(u32(b.nonce), 76);
+  return new Uint8Array(out);
+}
 
 interface EsploraTx {
   txid: string;
@@ -100,25 +128,20 @@ export class EsploraBackend implements LightBackend {
   }
 
   async headers(start: number, count: number): Promise<Uint8Array[]> {
-    // One request per header: the hash of the last, then each header names its parent.
+    // `/blocks/:height` lists ten blocks downwards from a height with every header field; the header is
+    // rebuilt from them and hashed here, so a field the server changed only makes a header that fails.
     const tip = await this.tipHeight();
     const last = Math.min(start + count - 1, tip);
-    if (last < start) return [];
-    let hash: string;
-    try {
-      hash = (await this.fetchText(`/block-height/${last}`)).trim();
-    } catch (err) {
-      if (err instanceof NotFound) return [];
-      throw err;
-    }
     const out: Uint8Array[] = [];
-    for (let h = last; h >= start; h--) {
-      if (!/^[0-9a-f]{64}$/.test(hash)) throw new BackendUnavailableError('server sent a malformed block hash');
-      const hex = (await this.fetchText(`/block/${hash}/header`)).trim();
-      if (!/^[0-9a-f]{160}$/.test(hex)) throw new BackendUnavailableError('server sent a malformed header');
-      const raw = new Uint8Array(Buffer.from(hex, 'hex'));
-      out.push(raw);
-      hash = parseBlockHeader(raw).prevHash;
+    for (let top = last; top >= start; ) {
+      const page = await this.json<EsploraBlock[]>(`/blocks/${top}`);
+      if (!Array.isArray(page) || page.length === 0) throw new BackendUnavailableError('server sent no blocks');
+      for (const b of page) {
+        if (b?.height !== top) throw new BackendUnavailableError('server sent blocks out of order');
+        if (top < start) break;
+        out.push(headerFromJson(b));
+        top--;
+      }
     }
     return out.reverse();
   }

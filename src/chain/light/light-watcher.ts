@@ -52,7 +52,9 @@ export class LightWatcher implements ChainFollower {
   private lieCount = 0;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
-  private stopped = true;
+  private stopped = false;
+  /** Pushes poll only while the timer runs (start() to stop()). */
+  private started = false;
   private lastPollAt: number | null = null;
   private polls = 0;
   private lastServerAnswerAt: number | null = null;
@@ -69,11 +71,11 @@ export class LightWatcher implements ChainFollower {
     this.startedAt = opts.clock();
     // A push (new tip, a status changed, a reconnect) polls at once instead of waiting for the timer.
     opts.backend.onPush(() => {
-      if (this.stopped || this.pushPending) return;
+      if (!this.started || this.stopped || this.pushPending) return;
       this.pushPending = true;
       setTimeout(() => {
         this.pushPending = false;
-        if (!this.stopped) void this.pollOnce();
+        if (this.started && !this.stopped) void this.pollOnce();
       }, 50).unref();
     });
   }
@@ -84,6 +86,7 @@ export class LightWatcher implements ChainFollower {
 
   start(): void {
     this.stopped = false;
+    this.started = true;
     const loop = async () => {
       if (this.stopped) return;
       await this.pollOnce();
@@ -94,6 +97,7 @@ export class LightWatcher implements ChainFollower {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.started = false;
     if (this.timer) clearTimeout(this.timer);
     await this.running;
   }
