@@ -27,7 +27,7 @@ export async function startSource(name: SourceName, node: RegtestNode): Promise<
     return {
       name,
       endpoint: { electrumUrl: electrum.url, budget: TEST_BUDGET },
-      env: { SATGATE_TEST_ELECTRUM_URL: electrum.url },
+      env: { SATGATE_TEST_ELECTRUM_URL: electrum.url, SATGATE_LIGHT_MAX_RPS: '500' },
       electrum,
       stop: () => electrum.close(),
     };
@@ -37,7 +37,7 @@ export async function startSource(name: SourceName, node: RegtestNode): Promise<
     return {
       name,
       endpoint: { esploraUrl: esplora.url, budget: TEST_BUDGET, tipCacheMs: 0 },
-      env: { SATGATE_TEST_ESPLORA_URL: esplora.url, SATGATE_ESPLORA_TIP_CACHE_MS: '0' },
+      env: { SATGATE_TEST_ESPLORA_URL: esplora.url, SATGATE_ESPLORA_TIP_CACHE_MS: '0', SATGATE_LIGHT_MAX_RPS: '500' },
       esplora,
       stop: () => esplora.close(),
     };

@@ -65,6 +65,7 @@ export class LightWatcher implements ChainFollower {
   private sweep = { cold: 0, swept: 0, hot: 0, warm: 0 };
   private readonly startedAt: number;
   private pushPending = false;
+  private syncedHeight: number | null = null;
 
   constructor(private readonly opts: LightWatcherOptions) {
     this.headers = new HeaderChain(opts.network);
@@ -113,6 +114,8 @@ export class LightWatcher implements ChainFollower {
       try {
         await this.syncHeaders();
         await this.syncScripts();
+        // Caught up to a height only once every due script was asked at it (what the node watcher's tip means).
+        this.syncedHeight = this.headers.tip()?.height ?? null;
         this.lastError = null;
       } catch (err) {
         this.lastError = err instanceof Error ? err.message : String(err);
@@ -140,7 +143,8 @@ export class LightWatcher implements ChainFollower {
       network: this.opts.network,
       source: this.opts.backend.kind,
       sourceUrl: this.opts.backend.url,
-      tipHeight: tip?.height ?? null,
+      tipHeight: this.syncedHeight,
+      headerHeight: tip?.height ?? null,
       serverTipHeight: this.serverTip,
       lag: tip && this.serverTip !== null ? Math.max(0, this.serverTip - tip.height) : null,
       // Verified: our header chain reaches the server's tip and the server told no lie in the last hour.
