@@ -172,8 +172,9 @@ export async function startElectrumTestServer(
         return 0.00001;
       case 'blockchain.estimatefee': {
         num(params[0], 'number');
-        const r = await node.rpc.call<{ fee?: number; feerate?: number }>('estimatesmartfee', [params[0]]);
-        const rate = r.feerate ?? r.fee;
+        // The protocol's answer when the daemon cannot estimate (bcoin refuses targets it does not track) is -1.
+        const r = await node.rpc.call<{ fee?: number; feerate?: number }>('estimatesmartfee', [params[0]]).catch(() => ({ fee: -1 }));
+        const rate = (r as { feerate?: number }).feerate ?? r.fee;
         return typeof rate === 'number' && rate > 0 ? rate : -1;
       }
       case 'blockchain.headers.subscribe': {

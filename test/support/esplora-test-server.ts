@@ -227,7 +227,7 @@ export async function startEsploraTestServer(node: RegtestNode): Promise<Esplora
     if (path === '/fee-estimates') {
       const out: Record<string, number> = {};
       for (const n of [1, 2, 3, 6, 144]) {
-        const fee = await node.rpc.call<{ fee?: number; feerate?: number }>('estimatesmartfee', [n]);
+        const fee = await node.rpc.call<{ fee?: number; feerate?: number }>('estimatesmartfee', [n]).catch(() => ({ fee: -1, feerate: undefined }));
         const rate = fee.feerate ?? fee.fee;
         out[String(n)] = typeof rate === 'number' && rate > 0 ? rate * 100_000 : 1;
       }
