@@ -4,26 +4,14 @@ import type { Db } from '../db/database.ts';
 import type { Clock } from '../core/clock.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import type { HealthRegistry } from '../http/health.ts';
-import type { WalletRepository } from '../wallets/wallet-repository.ts';
-import type { AddressNotes } from '../wallets/address-notes.ts';
-import type { RegistrationDeps } from '../wallets/wallet-registration.ts';
-import type { OrderAddressDeps } from '../wallets/order-address.ts';
-import type { WalletMonitor } from '../wallets/wallet-monitor.ts';
-import type { AddressIssuer } from '../wallets/address-issuer.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import type { Rates } from '../rates/rates-port.ts';
+import type { CurrencyCatalog } from '../rates/currency-catalog.ts';
 import type { RateHistory } from '../rates/rate-history.ts';
 import type { OutboxWorker } from '../notify/outbox-worker.ts';
 import type { Mailer } from '../notify/mailer.ts';
 import type { Payments } from '../payments/payments.ts';
-
-/** Which local currencies the service can price in right now. */
-export interface CurrencyCatalog {
-  /** True when the uppercase code can be used as a local or order currency. */
-  isSupported(code: string): boolean;
-  /** Every supported code, uppercase, sorted. */
-  list(): string[];
-}
+import type { Wallets } from '../wallets/wallets.ts';
 
 /** Everything the HTTP layer and background workers share: built once per process. */
 export interface AppContext {
@@ -38,17 +26,11 @@ export interface AppContext {
   /** Stored rates of past days (exchange_history). */
   rateHistory: RateHistory;
   chains: ChainService;
-  issuer: AddressIssuer;
-  orderAddresses: OrderAddressDeps;
-  monitor: WalletMonitor;
   notify: { worker: OutboxWorker; mailer: Mailer };
   /** Payment API v1: OAuth clients, operations 26 to 29, the status machine, the hosted page's lookup. */
   payments: Payments;
-  wallets: {
-    repo: WalletRepository;
-    notes: AddressNotes;
-    registration: RegistrationDeps;
-  };
+  /** Wallet API: registration, order addresses, balances; its repository and issuer serve payments too. */
+  wallets: Wallets;
   /** Stops background work (watchers, refreshers, workers) before the database closes. */
   stopBackground(): Promise<void>;
 }

@@ -4,17 +4,13 @@ import type { Db } from '../db/database.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import { HealthRegistry } from '../http/health.ts';
-import { WalletRepository } from '../wallets/wallet-repository.ts';
-import { AddressNotes } from '../wallets/address-notes.ts';
-import { AddressIssuer } from '../wallets/address-issuer.ts';
-import { AddressActivity } from '../wallets/address-activity.ts';
-import { WalletMonitor } from '../wallets/wallet-monitor.ts';
 import { ChainService, type ChainEndpoint, type ChainEndpoints } from '../chain/chain-service.ts';
 import { createRateService } from '../rates/rate-service.ts';
 import { OutboxWorker } from '../notify/outbox-worker.ts';
 import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
+import { createWallets } from '../wallets/wallets.ts';
 import type { AppContext } from './context.ts';
 
 /** Options for building a context; tests pass their own clock, logger and chain endpoints. */
@@ -53,11 +49,9 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     if (chain) health.register(`chain_${mode}`, () => chain.watcher.health());
   }
 
-  const repo = new WalletRepository(db);
-  const issuer = new AddressIssuer(db.engine, (wallet, index) =>
-    log.warn({ api_id: wallet.api_id, index }, 'issuing an address past the gap limit of 20 unused addresses; wallets may need a larger gap to see it'),
-  );
   const currencies = rateService.currencies;
+  const isSupportedCurrency = (code: string) => currencies.isSupported(code);
+  const wallets = createWallets({ config, db, clock, log, masterKey, rates: rateService.rates, chains, isSupportedCurrency });
   const mailer = new Mailer(config.smtpUrl, config.dataDir, config.mailFrom, log);
   const worker = new OutboxWorker({ db, clock, log, mailer, webhooks: new WebhookSender(db, masterKey, config.allowPrivateWebhooks) });
   health.register('mail', () => ({ ok: true, delivery: mailer.describe() }));
@@ -68,9 +62,9 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     log,
     rates: rateService.rates,
     chains,
-    issuer,
-    repo,
-    isSupportedCurrency: (code) => currencies.isSupported(code),
+    issuer: wallets.issuer,
+    repo: wallets.repo,
+    isSupportedCurrency,
   });
   return {
     config,
@@ -83,22 +77,9 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     rates: rateService.rates,
     rateHistory: rateService.history,
     chains,
-    issuer,
-    orderAddresses: { db, repo, issuer, rates: rateService.rates, chains, masterKey, clock },
-    monitor: new WalletMonitor(repo, new AddressActivity(db), masterKey),
     notify: { worker, mailer },
     payments,
-    wallets: {
-      repo,
-      notes: new AddressNotes(repo, clock),
-      registration: {
-        repo,
-        masterKey,
-        clock,
-        testNetwork: config.testNetwork,
-        isSupportedCurrency: (code) => currencies.isSupported(code),
-      },
-    },
+    wallets,
     start: async () => {
       await rateService.start();
       chains.start();

@@ -6,7 +6,7 @@ import { openDb, dbTargetFromConfig } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { ProcessLock } from '../db/sqlite-lock.ts';
 import { MasterKey } from '../security/master-key.ts';
-import { buildApp } from '../http/app.ts';
+import { buildApp } from './app.ts';
 import { VERSION } from '../core/version.ts';
 import { createContext } from './create-context.ts';
 import { startDevChain, type DevChain } from '../devchain/dev-chain.ts';

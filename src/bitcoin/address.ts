@@ -4,6 +4,7 @@ import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { NETWORKS, networkParams, type Network } from './networks.ts';
 import type { ScriptType } from './script-type.ts';
+import { ReasonError } from '../core/errors.ts';
 
 /** Kinds of output an address can stand for. */
 export type AddressType = 'p2pkh' | 'p2sh' | 'p2wpkh' | 'p2wsh' | 'p2tr' | 'witness-unknown';
@@ -20,14 +21,7 @@ export interface DecodedAddress {
 export type InvalidAddressReason = 'not-a-string' | 'bad-encoding' | 'bad-checksum' | 'unknown-prefix' | 'bad-program' | 'wrong-network';
 
 /** A refused address string. */
-export class InvalidAddressError extends Error {
-  readonly reason: InvalidAddressReason;
-  constructor(reason: InvalidAddressReason, message: string) {
-    super(message);
-    this.name = 'InvalidAddressError';
-    this.reason = reason;
-  }
-}
+export class InvalidAddressError extends ReasonError<InvalidAddressReason> {}
 
 const OP_0 = 0x00;
 const OP_1 = 0x51;

@@ -6,6 +6,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import type { Network } from './networks.ts';
 import { isTestNetwork } from './networks.ts';
 import type { ScriptType } from './script-type.ts';
+import { ReasonError } from '../core/errors.ts';
 
 /** The six kinds of extended public key we accept. */
 export type ExtendedKeyKind = 'xpub' | 'ypub' | 'zpub' | 'tpub' | 'upub' | 'vpub';
@@ -47,14 +48,7 @@ export type InvalidExtendedKeyReason =
   | 'bad-root';
 
 /** A refused extended key. The message explains the problem and never contains the key itself. */
-export class InvalidExtendedKeyError extends Error {
-  readonly reason: InvalidExtendedKeyReason;
-  constructor(reason: InvalidExtendedKeyReason, message: string) {
-    super(message);
-    this.name = 'InvalidExtendedKeyError';
-    this.reason = reason;
-  }
-}
+export class InvalidExtendedKeyError extends ReasonError<InvalidExtendedKeyReason> {}
 
 /** A validated extended public key. */
 export interface ExtendedPublicKey {

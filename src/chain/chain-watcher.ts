@@ -10,6 +10,7 @@ import { recordMatchedTx, type TxPlace } from './tx-recorder.ts';
 import type { ChainFollower } from './chain-source.ts';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import { PeriodicTask } from '../core/periodic-task.ts';
 
 /** How the watcher is doing, for GET /health. */
 export interface WatcherHealth {
@@ -51,9 +52,8 @@ type Trx = Transaction<Database>;
 export class ChainWatcher implements ChainFollower {
   private readonly listeners: ChainChangeListener[] = [];
   private readonly seenMempool = new Set<string>();
-  private timer: NodeJS.Timeout | null = null;
+  private readonly task: PeriodicTask;
   private running: Promise<void> | null = null;
-  private stopped = false;
   private lastPollAt: number | null = null;
   private polls = 0;
   private lastNodeAnswerAt: number | null = null;
@@ -64,6 +64,12 @@ export class ChainWatcher implements ChainFollower {
 
   constructor(private readonly opts: WatcherOptions) {
     this.startedAt = opts.clock();
+    // pollOnce never throws (errors go to health), so onError has nothing to add.
+    this.task = new PeriodicTask(() => this.pollOnce(), { everyMs: opts.pollMs, onError: () => {} });
+  }
+
+  private get stopped(): boolean {
+    return this.task.stopping;
   }
 
   /** Registers a listener called inside every change's database transaction. */
@@ -73,19 +79,12 @@ export class ChainWatcher implements ChainFollower {
 
   /** Starts polling every `pollMs`. */
   start(): void {
-    this.stopped = false;
-    const loop = async () => {
-      if (this.stopped) return;
-      await this.pollOnce();
-      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.opts.pollMs);
-    };
-    this.timer = setTimeout(() => void loop(), 0);
+    this.task.start();
   }
 
   /** Stops polling and waits for a poll in progress to finish. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    await this.task.stop();
     await this.running;
   }
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { PROVIDER_NAMES } from '../rates/providers/registry.ts';
-import { parseElectrumUrl } from '../chain/light/electrum-client.ts';
+import { PROVIDER_NAMES } from './rate-provider-names.ts';
+import { parseElectrumUrl } from './electrum-url.ts';
 
 /** Test networks a sandbox node may run on. */
 export type TestNetwork = 'testnet4' | 'signet' | 'regtest';

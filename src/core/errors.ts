@@ -1,3 +1,5 @@
+import { PROBLEMS, type ProblemName } from './problems.ts';
+
 /**
  * Every wallet API result code of INTERFACE.md section 7 with its HTTP status (DESIGN.md section 7).
  * This is the one place codes are defined; routes and domain code throw WalletApiError with a code.
@@ -45,17 +47,33 @@ export interface FieldProblem {
   message: string;
 }
 
-/** A payment API v1 failure, answered as RFC 9457 problem details. */
+/** A payment API v1 failure, answered as RFC 9457 problem details; status and title come from {@link PROBLEMS}. */
 export class ProblemError extends Error {
+  readonly status: number;
+  readonly title: string;
   constructor(
-    readonly status: number,
-    readonly title: string,
+    readonly problem: ProblemName,
     detail?: string,
     readonly errors?: FieldProblem[],
-    readonly type = 'about:blank',
   ) {
-    super(detail ?? title);
+    super(detail ?? PROBLEMS[problem].title);
     this.name = 'ProblemError';
+    this.status = PROBLEMS[problem].status;
+    this.title = PROBLEMS[problem].title;
+  }
+}
+
+/**
+ * Base of the domain errors that carry a machine-readable reason beside the message (an invalid address, key,
+ * payload, or a refused webhook target): callers branch on `reason`, people read `message`.
+ */
+export class ReasonError<Reason extends string> extends Error {
+  constructor(
+    readonly reason: Reason,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
   }
 }
 

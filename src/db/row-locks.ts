@@ -2,12 +2,15 @@ import { sql, type Transaction } from 'kysely';
 import type { Engine } from './database.ts';
 import type { Database } from './schema.ts';
 
+/** Tables whose rows writers serialise on: a wallet (issuing its addresses), a payment (re-deriving its status). */
+export type LockableTable = 'wallets' | 'payments';
+
 /**
- * Serialises writers of one wallet inside a transaction: PostgreSQL locks the row (FOR UPDATE);
+ * Serialises writers of one row inside a transaction: PostgreSQL locks the row (FOR UPDATE);
  * SQLite already has a single writer, so nothing is needed there.
  */
-export async function lockWalletRow(trx: Transaction<Database>, engine: Engine, walletId: bigint): Promise<void> {
+export async function lockRow(trx: Transaction<Database>, engine: Engine, table: LockableTable, id: bigint): Promise<void> {
   if (engine === 'postgres') {
-    await sql`select id from wallets where id = ${walletId} for update`.execute(trx);
+    await sql`select id from ${sql.table(table)} where id = ${id} for update`.execute(trx);
   }
 }

@@ -177,10 +177,10 @@ export interface PaymentTransitionsTable {
 }
 
 export interface IdempotencyKeysTable {
-  client_id: bigint;
+  /** Whose key it is: `oauth-client:<row id>` for the payment API. */
+  scope: string;
   key: string;
   body_hash: string;
-  payment_id: bigint | null;
   response_json: string | null;
   created_at: bigint;
 }

@@ -6,6 +6,7 @@ import { nextAttemptAt } from './retry-schedule.ts';
 import type { AttemptOutcome, WebhookSender } from './webhook-sender.ts';
 import type { Mailer } from './mailer.ts';
 import { renderEventMail } from './event-mail.ts';
+import { PeriodicTask } from '../core/periodic-task.ts';
 
 /** Worker settings. */
 export interface OutboxWorkerOptions {
@@ -25,27 +26,24 @@ export interface OutboxWorkerOptions {
  * the retry schedule. State lives only in the database, so a restart picks up exactly where it stopped.
  */
 export class OutboxWorker {
-  private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
-  constructor(private readonly opts: OutboxWorkerOptions) {}
+  constructor(private readonly opts: OutboxWorkerOptions) {
+    this.task = new PeriodicTask(() => this.runOnce(), {
+      everyMs: opts.intervalMs ?? 1000,
+      onError: (err) => this.opts.log.error({ err }, 'outbox round failed'),
+    });
+  }
 
   /** Starts the delivery loop. */
   start(): void {
-    this.stopped = false;
-    const loop = async () => {
-      if (this.stopped) return;
-      await this.runOnce().catch((err) => this.opts.log.error({ err }, 'outbox round failed'));
-      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.opts.intervalMs ?? 1000);
-    };
-    this.timer = setTimeout(() => void loop(), 0);
+    this.task.start();
   }
 
   /** Stops the loop, waiting for a round in progress. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    await this.task.stop();
     await this.running?.catch(() => {});
   }
 

@@ -8,6 +8,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { ReasonError } from '../core/errors.ts';
 
 /** Why an address is refused; `privateOk` ones are allowed with `allowPrivate` (development, LAN merchants). */
 export interface AddressRisk {
@@ -182,12 +183,10 @@ function hostOf(url: URL): string {
 export type SafePostErrorKind = 'refused' | 'dns' | 'timeout' | 'connection';
 
 /** A webhook call that did not produce an HTTP response. */
-export class SafePostError extends Error {
-  readonly kind: SafePostErrorKind;
-  constructor(kind: SafePostErrorKind, message: string) {
-    super(message);
-    this.name = 'SafePostError';
-    this.kind = kind;
+export class SafePostError extends ReasonError<SafePostErrorKind> {
+  /** The reason, under the name callers of the guard use. */
+  get kind(): SafePostErrorKind {
+    return this.reason;
   }
 }
 

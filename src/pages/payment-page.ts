@@ -5,6 +5,7 @@
 import { escapeHtml as e, jsonForScript, safeHttpUrl } from './html.ts';
 import { PAGE_COPY } from './page-copy.ts';
 import { paymentView, type PaidAmounts } from './payment-view.ts';
+import { PAYMENT_STATUS_GROUPS } from '../core/payment-statuses.ts';
 
 /** What the page needs to know about a hosted payment; amounts are decimal strings, dates ISO 8601. */
 export interface PaymentPageData {
@@ -70,6 +71,8 @@ export function renderPaymentPage(data: PaymentPageData, opts: PaymentPageOption
     crypto_address: data.crypto_address,
     amounts: data.amounts,
     copy: PAGE_COPY,
+    // The status groups the script needs, from the one list (core/payment-statuses.ts).
+    statuses: PAYMENT_STATUS_GROUPS,
   };
 
   const qr = view.showQr

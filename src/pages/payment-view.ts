@@ -2,19 +2,12 @@
 // which blocks are visible. Pure and exact (decimal strings, bigint arithmetic). The browser
 // script (assets/page.js) applies the same rules to each status it polls.
 
-import { parseDecimal, unitsToString, type Decimal } from '../rates/decimal.ts';
+import { PAYMENT_STATUS_GROUPS, type PaymentStatus } from '../core/payment-statuses.ts';
+import { parseDecimal, unitsToString, type Decimal } from '../money/decimal.ts';
 import { PAGE_COPY, fillCopy, type PagePhase } from './page-copy.ts';
 
 /** Payment statuses of INTERFACE.md 3.1 that the page knows. */
-export type PageStatus =
-  | 'unpaid'
-  | 'unconfirmed-less'
-  | 'unconfirmed'
-  | 'unconfirmed-more'
-  | 'confirmed-less'
-  | 'confirmed'
-  | 'confirmed-more'
-  | 'invalid';
+export type PageStatus = PaymentStatus;
 
 /** Detected funds of a payment (INTERFACE.md 2.11), decimal strings. */
 export interface PaidAmounts {
@@ -57,8 +50,8 @@ export interface PaymentView {
   showCancel: boolean;
 }
 
-const PAID_IN_FULL = new Set(['unconfirmed', 'unconfirmed-more', 'confirmed', 'confirmed-more']);
-const LESS = new Set(['unconfirmed-less', 'confirmed-less']);
+const PAID_IN_FULL = new Set<string>(PAYMENT_STATUS_GROUPS.paidInFull);
+const LESS = new Set<string>(PAYMENT_STATUS_GROUPS.paidLess);
 const CRYPTO_SCALE = 8;
 
 /** Computes the view of `input` at `now` (epoch ms). Unknown statuses are shown as unpaid. */

@@ -1,30 +1,7 @@
 // POST /oauth/token: the client credentials grant of RFC 6749 section 4.4, with section 5 answers.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { basicCredentials, sendTokenError as fail, tokenErrorHandler } from '../http/oauth-bearer.ts';
 import type { OAuthClients } from './oauth.ts';
-
-type TokenError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type';
-
-function fail(reply: FastifyReply, status: number, error: TokenError, description: string, basic = false) {
-  reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-  if (status === 401) reply.header('www-authenticate', basic ? 'Basic realm="satgate", charset="UTF-8"' : 'Basic realm="satgate"');
-  return reply.status(status).type('application/json').send({ error, error_description: description });
-}
-
-/** Client credentials from `Authorization: Basic` (RFC 6749 2.3.1: form-encoded id and secret). */
-function basicCredentials(header: string | undefined): { id: string; secret: string } | 'malformed' | undefined {
-  if (!header || !/^Basic\s/i.test(header)) return undefined;
-  const decoded = Buffer.from(header.replace(/^Basic\s+/i, '').trim(), 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 1) return 'malformed';
-  const unescape = (s: string) => {
-    try {
-      return decodeURIComponent(s.replace(/\+/g, ' '));
-    } catch {
-      return s;
-    }
-  };
-  return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
-}
 
 /** Registers the token endpoint. */
 export async function oauthRoutes(app: FastifyInstance, oauth: OAuthClients): Promise<void> {
@@ -37,11 +14,7 @@ export async function oauthRoutes(app: FastifyInstance, oauth: OAuthClients): Pr
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
       },
       // Malformed bodies answer in RFC 6749 form too, not in the wallet API envelope.
-      errorHandler: (error, _request, reply) => {
-        const status = (error as { statusCode?: number }).statusCode ?? 500;
-        if (status >= 500) throw error;
-        return fail(reply, status === 413 || status === 415 ? status : 400, 'invalid_request', error.message);
-      },
+      errorHandler: tokenErrorHandler,
     },
     async (request: FastifyRequest, reply) => {
       const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;

@@ -7,6 +7,7 @@ import type { Clock } from '../core/clock.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import { constantTimeEqual, hashToken, newToken } from '../security/tokens.ts';
 import { ensureWebhookSecret, newWebhookSecret } from './webhook-secrets.ts';
+import type { BearerCheck } from '../http/oauth-bearer.ts';
 
 /** Lifetime of an access token, seconds (DESIGN.md section 7: 1 h). */
 export const TOKEN_LIFETIME_SECONDS = 3600;
@@ -20,8 +21,6 @@ export interface NewClient {
   notes: string[];
 }
 
-/** The outcome of checking a bearer token. */
-export type BearerCheck = { ok: true; clientRowId: bigint } | { ok: false; reason: 'missing' | 'invalid' | 'expired' };
 
 // A hash nobody's secret has, compared against when the client id is unknown so timing does not tell.
 const DUMMY_HASH = hashToken('satgate-no-such-client');

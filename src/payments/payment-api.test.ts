@@ -8,7 +8,7 @@ import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { testEngines } from '../../test/support/test-db.ts';
 import { writeRatesFile } from '../../test/support/rates-file.ts';
 import { addSandboxWallet, createClient, customRequest, postPayment, tokenFor } from '../../test/support/payment-api.ts';
-import { parseExactJson, isJsonObject, numericText } from '../rates/exact-json.ts';
+import { parseExactJson, isJsonObject, numericText } from '../money/exact-json.ts';
 
 const run = promisify(execFile);
 const DEAD_NODE = { test: { rpcUrl: 'http://127.0.0.1:9', network: 'regtest' as const } };

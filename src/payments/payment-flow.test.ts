@@ -17,8 +17,8 @@ import { writeRatesFile } from '../../test/support/rates-file.ts';
 import { addSandboxWallet, createClient } from '../../test/support/payment-api.ts';
 import { decodeAddress } from '../bitcoin/address.ts';
 import { verifyWebhookSignature } from '../notify/webhook-signature.ts';
-import { isJsonObject, numericText, parseExactJson } from '../rates/exact-json.ts';
-import { satsFromBtc } from '../rates/money.ts';
+import { isJsonObject, numericText, parseExactJson } from '../money/exact-json.ts';
+import { satsFromBtc } from '../money/money.ts';
 
 const run = promisify(execFile);
 

@@ -4,9 +4,9 @@
 import type { Selectable } from 'kysely';
 import { isoUtc } from '../core/clock.ts';
 import type { PaymentsTable, WalletsTable } from '../db/schema.ts';
-import { parseExactJson } from '../rates/exact-json.ts';
-import { btcFromSats } from '../rates/money.ts';
-import { exactNumber, toPlain } from './exact-body.ts';
+import { parseExactJson } from '../money/exact-json.ts';
+import { btcFromSats } from '../money/money.ts';
+import { exactNumber, toPlain } from '../money/canonical-json.ts';
 import type { PaymentPageData } from '../pages/payment-page.ts';
 
 /** A stored payment row. */

@@ -2,11 +2,11 @@
 // Amounts are exact decimals read from the JSON text; nothing here touches the database.
 import { isIP } from 'node:net';
 import type { FieldProblem } from '../core/errors.ts';
-import { isIso4217, minorUnits } from '../rates/currencies.ts';
-import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from '../rates/exact-json.ts';
-import { decimalFromNumberLiteral } from '../rates/decimal.ts';
+import { isIso4217, minorUnits } from '../money/currencies.ts';
+import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from '../money/exact-json.ts';
+import { decimalFromNumberLiteral } from '../money/decimal.ts';
 import { isEmail, isHttpUrl } from '../wallets/field-rules.ts';
-import { canonicalJson } from './exact-body.ts';
+import { canonicalJson } from '../money/canonical-json.ts';
 
 /** The two request types; `hosted` stands for the hosted payment page. */
 export type PaymentType = 'custom' | 'hosted';
@@ -34,8 +34,10 @@ export interface PaymentRequestInput {
 /** E.164: a plus, a non-zero digit, at most 15 digits in all. */
 export const E164 = /^\+[1-9]\d{1,14}$/;
 
-const MAX_TEXT = 256;
-const MAX_URL = 2048;
+/** Longest accepted text, URL and e-mail fields; request-schema.ts documents the same numbers from here. */
+export const FIELD_LIMITS = { text: 256, url: 2048, email: 254, apiId: 100, code: 16, phone: 16, ip: 64 } as const;
+const MAX_TEXT: number = FIELD_LIMITS.text;
+const MAX_URL: number = FIELD_LIMITS.url;
 
 /** The currency an API ID pays in: `BTC` for live IDs, `testBTC` for sandbox ones. */
 export function cryptoCurrencyOf(apiId: string): 'BTC' | 'testBTC' | null {
@@ -72,8 +74,8 @@ export function checkPaymentRequest(
   const type: PaymentType | null = typeRaw === 'custom' || typeRaw === 'hosted' ? typeRaw : null;
   if (typeRaw !== null && type === null) bad('type', 'must be "custom" or "hosted"');
 
-  const apiId = text('api_id', true, 100);
-  const cryptoRaw = text('crypto_currency', true, 16);
+  const apiId = text('api_id', true, FIELD_LIMITS.apiId);
+  const cryptoRaw = text('crypto_currency', true, FIELD_LIMITS.code);
   let crypto: 'BTC' | 'testBTC' | null = null;
   if (cryptoRaw !== null) {
     const upper = cryptoRaw.toUpperCase();
@@ -85,7 +87,7 @@ export function checkPaymentRequest(
     }
   }
 
-  const currencyRaw = text('order_currency', true, 16);
+  const currencyRaw = text('order_currency', true, FIELD_LIMITS.code);
   let currency: string | null = null;
   if (currencyRaw !== null) {
     const upper = currencyRaw.toUpperCase();
@@ -96,23 +98,23 @@ export function checkPaymentRequest(
 
   const orderAmount = amount(body.order_amount, 'order_amount', currency, true, bad);
 
-  const notifyEmail = text('notify_email', false, 254);
+  const notifyEmail = text('notify_email', false, FIELD_LIMITS.email);
   if (notifyEmail !== null && !isEmail(notifyEmail)) bad('notify_email', 'must be an e-mail address');
   const notifyUrl = url(text('notify_url', false, MAX_URL), 'notify_url', bad);
   const webhookData = body.webhook_data;
 
   const payerId = text('payer_id', true);
   const payerName = text('payer_name', false);
-  const payerEmail = text('payer_email', false, 254);
+  const payerEmail = text('payer_email', false, FIELD_LIMITS.email);
   if (payerEmail !== null && !isEmail(payerEmail)) bad('payer_email', 'must be an e-mail address');
-  const payerPhone = text('payer_phone', false, 16);
+  const payerPhone = text('payer_phone', false, FIELD_LIMITS.phone);
   if (payerPhone !== null && !E164.test(payerPhone)) bad('payer_phone', 'must be in E.164 format, like +14155550123');
 
   let payerIp: string | null = null;
   let successUrl: string | null = null;
   let cancelUrl: string | null = null;
   if (type === 'custom') {
-    payerIp = text('payer_ip', true, 64);
+    payerIp = text('payer_ip', true, FIELD_LIMITS.ip);
     if (payerIp !== null && isIP(payerIp) === 0) bad('payer_ip', 'must be an IPv4 or IPv6 address');
   } else if (type === 'hosted') {
     successUrl = url(text('success_url', true, MAX_URL), 'success_url', bad);

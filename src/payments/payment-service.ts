@@ -1,29 +1,23 @@
 // Payment API v1 operations over the database: create a payment request (op 26, with idempotency),
 // read it (27), draw its QR code (28), quote an indicative rate (29), and the hosted page's lookup.
 import { randomBytes } from 'node:crypto';
-import type { Logger } from 'pino';
-import type { Db } from '../db/database.ts';
-import type { Clock } from '../core/clock.ts';
 import { isoUtc } from '../core/clock.ts';
 import { ProblemError, WalletApiError, type FieldProblem } from '../core/errors.ts';
-import type { Rates, RateLock } from '../rates/rates-port.ts';
-import type { ChainService } from '../chain/chain-service.ts';
+import type { RateLock } from '../rates/rates-port.ts';
 import type { ChainId } from '../chain/chain-id.ts';
-import type { AddressIssuer } from '../wallets/address-issuer.ts';
-import type { WalletRepository } from '../wallets/wallet-repository.ts';
-import type { JsonValue } from '../rates/exact-json.ts';
+import type { JsonValue } from '../money/exact-json.ts';
 import { checkUrlAllowed } from '../notify/ssrf-guard.ts';
 import type { PaymentPageData } from '../pages/payment-page.ts';
-import { btcFromSats, fiatToSats } from '../rates/money.ts';
-import { bodyHash, exactNumber } from './exact-body.ts';
+import { btcFromSats, fiatToSats } from '../money/money.ts';
+import { bodyHash, exactNumber } from '../money/canonical-json.ts';
 import { checkPaymentRequest } from './payment-request.ts';
 import { pageData, paymentRecord, type PaymentRow, type RecordContext, type StoredRequest } from './payment-record.ts';
 import type { PaymentStatusMachine } from './status-machine.ts';
 import type { OAuthClients } from './oauth.ts';
+import type { PaymentsDeps } from './payments.ts';
+import { IdempotencyError, type IdempotencyStore } from '../db/idempotency-store.ts';
+import { recordTransition } from '../notify/status-transition.ts';
 import { paymentUri, renderQrPng } from './qr-code.ts';
-
-/** How long an Idempotency-Key is remembered. */
-export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
 
 /** An HTTP answer the route writes as is. */
 export interface Answer {
@@ -32,21 +26,11 @@ export interface Answer {
   replayed: boolean;
 }
 
-/** What the payment service needs. */
-export interface PaymentServiceDeps {
-  db: Db;
-  clock: Clock;
-  log: Logger;
-  rates: Rates;
-  chains: ChainService;
-  issuer: AddressIssuer;
-  repo: WalletRepository;
+/** What the payment service needs: the capability's dependencies and its sibling services. */
+export interface PaymentServiceDeps extends PaymentsDeps {
   oauth: OAuthClients;
   machine: PaymentStatusMachine;
-  publicUrl: string;
-  monitorWindowMs: number;
-  allowPrivateWebhooks: boolean;
-  isSupportedCurrency(code: string): boolean;
+  idempotency: IdempotencyStore;
 }
 
 /** A new unguessable payment reference: `pay_` and 24 base32 characters (120 random bits). */
@@ -58,7 +42,7 @@ export function newPaymentReference(): string {
   return out;
 }
 
-const notFound = (reference: string) => new ProblemError(404, 'Not Found', `No payment with reference ${JSON.stringify(reference)}.`);
+const notFound = (reference: string) => new ProblemError('not-found', `No payment with reference ${JSON.stringify(reference)}.`);
 
 /** Payment API v1, operations 26 to 29. */
 export class PaymentService {
@@ -70,24 +54,25 @@ export class PaymentService {
     const checked = checkPaymentRequest(body, (code) => deps.isSupportedCurrency(code));
     const errors: FieldProblem[] = checked.ok ? [] : checked.errors;
     if (checked.ok && checked.request.notify_url !== null) {
-      const verdict = await checkUrlAllowed(checked.request.notify_url, { allowPrivate: deps.allowPrivateWebhooks });
+      const verdict = await checkUrlAllowed(checked.request.notify_url, { allowPrivate: deps.config.allowPrivateWebhooks });
       // A name that does not resolve now may later; the send-time check covers it. Internal targets are refused now.
       if (!verdict.ok && verdict.code !== 'dns') errors.push({ field: 'notify_url', message: `is not allowed: ${verdict.reason}` });
     }
-    if (!checked.ok || errors.length > 0) throw new ProblemError(400, 'Bad Request', 'The payment request has invalid fields.', errors);
+    if (!checked.ok || errors.length > 0) throw new ProblemError('invalid-request', 'The payment request has invalid fields.', errors);
     const input = checked.request;
 
     const wallet = await deps.repo.findByApiId(input.api_id);
-    if (!wallet) throw new ProblemError(404, 'Not Found', `No wallet with API ID ${JSON.stringify(input.api_id)}.`);
+    if (!wallet) throw new ProblemError('not-found', `No wallet with API ID ${JSON.stringify(input.api_id)}.`);
     if (!(await deps.oauth.isBound(clientRowId, wallet.id))) {
-      throw new ProblemError(403, 'Forbidden', 'This client is not allowed to create payments for that API ID.');
+      throw new ProblemError('forbidden', 'This client is not allowed to create payments for that API ID.');
     }
 
     const hash = body === undefined ? '' : bodyHash(body);
     const now = deps.clock();
+    const scope = `oauth-client:${clientRowId}`;
     if (idempotencyKey !== undefined) {
-      const replay = await this.findReplay(clientRowId, idempotencyKey, hash, now);
-      if (replay) return replay;
+      const replay = await idempotent(deps.idempotency.replay(scope, idempotencyKey, hash, now));
+      if (replay) return { ...replay, replayed: true };
     }
     const chain = deps.chains.forMode(wallet.mode as ChainId);
     // Checked before the transaction: pricing must fail cleanly (503) rather than wait inside it.
@@ -95,24 +80,8 @@ export class PaymentService {
 
     const result = await deps.db.kysely.transaction().execute(async (trx): Promise<Answer & { script?: string; addressId?: bigint }> => {
       if (idempotencyKey !== undefined) {
-        await trx
-          .deleteFrom('idempotency_keys')
-          .where('client_id', '=', clientRowId)
-          .where('key', '=', idempotencyKey)
-          .where('created_at', '<=', BigInt(now - IDEMPOTENCY_WINDOW_MS))
-          .execute();
-        // The primary key (client_id, key) makes concurrent twins wait here for the first to commit.
-        const claimed = await trx
-          .insertInto('idempotency_keys')
-          .values({ client_id: clientRowId, key: idempotencyKey, body_hash: hash, payment_id: null, response_json: null, created_at: BigInt(now) })
-          .onConflict((oc) => oc.columns(['client_id', 'key']).doNothing())
-          .returning('key')
-          .executeTakeFirst();
-        if (!claimed) {
-          const replay = await this.findReplay(clientRowId, idempotencyKey, hash, now, trx);
-          if (replay) return replay;
-          throw new ProblemError(409, 'Conflict', 'A request with this Idempotency-Key is still being processed; retry shortly.');
-        }
+        const replay = await idempotent(deps.idempotency.claim(trx, scope, idempotencyKey, hash, now));
+        if (replay) return { ...replay, replayed: true };
       }
       let lock: RateLock;
       try {
@@ -150,7 +119,7 @@ export class PaymentService {
           exchange_rate: lock.rate,
           rate_lock_id: lock.id,
           expiry_at: BigInt(lock.expiresAt),
-          monitor_until: BigInt(now + deps.monitorWindowMs),
+          monitor_until: BigInt(now + deps.config.monitorWindowMs),
           status: 'unpaid',
           status_at: BigInt(now),
           request_json: JSON.stringify(stored),
@@ -158,46 +127,16 @@ export class PaymentService {
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      await trx.insertInto('payment_transitions').values({ payment_id: row.id, from_status: null, to_status: 'unpaid', cause: 'created', at: BigInt(now) }).execute();
+      // Creation is a transition like any other; it notifies no one (the shop has the answer in hand).
+      await recordTransition(trx, { table: 'payment_transitions', recordId: row.id, from: null, to: 'unpaid', cause: 'created', at: now }, []);
       const answer: Answer = { status: 200, body: paymentRecord(row, this.recordContext(wallet, address.address)), replayed: false };
-      if (idempotencyKey !== undefined) {
-        await trx
-          .updateTable('idempotency_keys')
-          .set({ payment_id: row.id, response_json: JSON.stringify({ status: answer.status, body: answer.body }) })
-          .where('client_id', '=', clientRowId)
-          .where('key', '=', idempotencyKey)
-          .execute();
-      }
+      if (idempotencyKey !== undefined) await deps.idempotency.complete(trx, scope, idempotencyKey, { status: answer.status, body: answer.body });
       return { ...answer, script: address.script_hex, addressId: address.id };
     });
     if (result.script !== undefined && result.addressId !== undefined) {
-      chain.watched.addScript(Buffer.from(result.script, 'hex'), { addressId: result.addressId, walletId: wallet.id });
+      deps.chains.watch(chain.id, Buffer.from(result.script, 'hex'), { addressId: result.addressId, walletId: wallet.id });
     }
     return { status: result.status, body: result.body, replayed: result.replayed };
-  }
-
-  /** The stored answer for a key used within 24 h with the same body; 422 for a different body. */
-  private async findReplay(
-    clientRowId: bigint,
-    key: string,
-    hash: string,
-    now: number,
-    trx: Pick<Db['kysely'], 'selectFrom'> = this.deps.db.kysely,
-  ): Promise<Answer | undefined> {
-    const row = await trx
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('client_id', '=', clientRowId)
-      .where('key', '=', key)
-      .where('created_at', '>', BigInt(now - IDEMPOTENCY_WINDOW_MS))
-      .executeTakeFirst();
-    if (!row) return undefined;
-    if (row.body_hash !== hash) {
-      throw new ProblemError(422, 'Unprocessable Content', 'This Idempotency-Key was already used with a different request body.');
-    }
-    if (row.response_json === null) return undefined;
-    const saved = JSON.parse(row.response_json) as { status: number; body: Record<string, unknown> };
-    return { status: saved.status, body: saved.body, replayed: true };
   }
 
   private async spotOrProblem(currency: string) {
@@ -209,7 +148,7 @@ export class PaymentService {
   }
 
   private recordContext(wallet: RecordContext['wallet'], address: string): RecordContext {
-    return { wallet, address, publicUrl: this.deps.publicUrl };
+    return { wallet, address, publicUrl: this.deps.config.publicUrl };
   }
 
   /** The payment with its wallet and address; an unpaid one past its monitoring window is invalidated first. */
@@ -248,7 +187,7 @@ export class PaymentService {
     const found = await this.load(reference);
     if (!found) throw notFound(reference);
     if (found.row.status === 'invalid') {
-      throw new ProblemError(410, 'Gone', 'This payment request is no longer valid and can no longer receive funds; it has no QR code.');
+      throw new ProblemError('payment-invalid', 'This payment request is no longer valid and can no longer receive funds; it has no QR code.');
     }
     return renderQrPng(paymentUri(found.ctx.address, btcFromSats(found.row.crypto_sats)), width);
   }
@@ -273,10 +212,20 @@ export class PaymentService {
   }
 }
 
+/** Idempotency refusals as the payment API's problems. */
+async function idempotent<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof IdempotencyError) throw new ProblemError(err.reason === 'reused' ? 'idempotency-key-reused' : 'idempotency-key-in-use', err.message);
+    throw err;
+  }
+}
+
 /** Rate failures as problems: an unpriceable currency is the client's 400; unavailability stays a 503. */
 function toProblem(err: unknown): unknown {
   if (err instanceof WalletApiError) {
-    return new ProblemError(400, 'Bad Request', 'The payment request has invalid fields.', [{ field: 'order_currency', message: err.message }]);
+    return new ProblemError('invalid-request', 'The payment request has invalid fields.', [{ field: 'order_currency', message: err.message }]);
   }
   return err;
 }

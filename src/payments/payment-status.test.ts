@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { derivePaymentStatus, PAYMENT_STATUSES, type DetectedOutput, type PaymentStatusInput } from './payment-status.ts';
-import { fiatToSats } from '../rates/money.ts';
+import { fiatToSats } from '../money/money.ts';
 
 const CREATED = 1_700_000_000_000;
 const EXPIRY = CREATED + 900_000;

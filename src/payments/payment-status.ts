@@ -22,25 +22,15 @@
 // Outputs first seen at or after that moment cannot revive an invalid request: when no output
 // was first seen before it, those late outputs are not counted and are reported as `lateSats`.
 
-import { decimalToString, divideRounded, parseDecimal, rescale, unitsToString, type DecimalLimits } from '../rates/decimal.ts';
-import { fiatToSats, SATS_PER_BTC } from '../rates/money.ts';
+import { decimalToString, divideRounded, parseDecimal, rescale, unitsToString, type DecimalLimits } from '../money/decimal.ts';
+import { fiatToSats, SATS_PER_BTC } from '../money/money.ts';
 
 // Order amounts and rates as this module has always read them: plain decimals, zero padding allowed.
 const PAYMENT_DECIMAL: DecimalLimits = { allowLeadingZeros: true };
 
-/** Every payment API v1 status, in INTERFACE 3.1 order. */
-export const PAYMENT_STATUSES = [
-  'unpaid',
-  'unconfirmed-less',
-  'unconfirmed',
-  'unconfirmed-more',
-  'confirmed-less',
-  'confirmed',
-  'confirmed-more',
-  'invalid',
-] as const;
+import type { PaymentStatus } from '../core/payment-statuses.ts';
 
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+export { PAYMENT_STATUSES, type PaymentStatus } from '../core/payment-statuses.ts';
 
 /** One transaction output paying the payment's address, as currently known. */
 export interface DetectedOutput {

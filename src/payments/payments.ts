@@ -12,6 +12,7 @@ import type { PaymentPageData } from '../pages/payment-page.ts';
 import { OAuthClients } from './oauth.ts';
 import { PaymentService } from './payment-service.ts';
 import { PaymentStatusMachine } from './status-machine.ts';
+import { IdempotencyStore } from '../db/idempotency-store.ts';
 
 /** Payment API v1 services; `publicRecord` is what the hosted page (src/pages) reads. */
 export interface Payments {
@@ -40,20 +41,6 @@ export function createPayments(deps: PaymentsDeps): Payments {
   const oauth = new OAuthClients(db, clock);
   const machine = new PaymentStatusMachine({ db, clock, log, rates, publicUrl: config.publicUrl });
   chains.onChange(machine.onChainChange);
-  const service = new PaymentService({
-    db,
-    clock,
-    log,
-    rates,
-    chains,
-    issuer: deps.issuer,
-    repo: deps.repo,
-    oauth,
-    machine,
-    publicUrl: config.publicUrl,
-    monitorWindowMs: config.monitorWindowMs,
-    allowPrivateWebhooks: config.allowPrivateWebhooks,
-    isSupportedCurrency: deps.isSupportedCurrency,
-  });
+  const service = new PaymentService({ ...deps, oauth, machine, idempotency: new IdempotencyStore(db) });
   return { oauth, service, machine, publicRecord: (reference) => service.publicRecord(reference) };
 }

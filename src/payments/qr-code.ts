@@ -4,8 +4,8 @@
 
 import { deflateSync, crc32 } from 'node:zlib';
 import QRCode from 'qrcode';
-import { normalizeDecimal } from '../rates/decimal.ts';
-import { btcFromSats, satsFromBtc } from '../rates/money.ts';
+import { normalizeDecimal } from '../money/decimal.ts';
+import { btcFromSats, satsFromBtc } from '../money/money.ts';
 
 export const QR_DEFAULT_WIDTH = 256;
 export const QR_MIN_WIDTH = 64;

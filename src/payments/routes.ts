@@ -2,16 +2,18 @@
 // problem details (the central handler writes them for every ProblemError and validation failure).
 import type { FastifyInstance } from 'fastify';
 import { ProblemError } from '../core/errors.ts';
-import type { JsonValue } from '../rates/exact-json.ts';
-import { useExactJsonBodies } from './exact-body.ts';
+import type { JsonValue } from '../money/exact-json.ts';
+import { useExactJsonBodies } from '../http/exact-json-body.ts';
+import { idempotencyKey } from '../http/idempotency-key.ts';
+import { oauthBearer, oauthClientOf } from '../http/oauth-bearer.ts';
 import type { OAuthClients } from './oauth.ts';
+import { oauthRoutes } from './oauth-routes.ts';
 import type { PaymentService } from './payment-service.ts';
 import { QR_DEFAULT_WIDTH, QR_MAX_WIDTH, QR_MIN_WIDTH } from './qr-code.ts';
 import { PaymentRequestBody } from './request-schema.ts';
 
 const BASE = '/api/v1/payment';
 const TAGS = ['payment API v1'];
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 /** Largest JSON body accepted (DESIGN.md section 7: 1 MiB, as everywhere). */
 const BODY_LIMIT = 1024 * 1024;
 
@@ -21,8 +23,15 @@ export interface PaymentRoutesContext {
   service: PaymentService;
 }
 
-/** Registers operations 26 to 29. */
+/** The payment API's route plugin: the OAuth token endpoint and operations 26 to 29, each in its own scope. */
 export async function paymentRoutes(app: FastifyInstance, ctx: PaymentRoutesContext): Promise<void> {
+  // The token endpoint reads ordinary form and JSON bodies; the operations read exact JSON.
+  await app.register(async (scope) => oauthRoutes(scope, ctx.oauth));
+  await app.register(async (scope) => operationRoutes(scope, ctx));
+}
+
+/** Operations 26 to 29. */
+async function operationRoutes(app: FastifyInstance, ctx: PaymentRoutesContext): Promise<void> {
   useExactJsonBodies(app, BODY_LIMIT);
 
   app.post<{ Body: JsonValue }>(
@@ -37,30 +46,10 @@ export async function paymentRoutes(app: FastifyInstance, ctx: PaymentRoutesCont
       // The schema documents the body; checkPaymentRequest validates it, exactly, listing every bad field.
       validatorCompiler: () => () => true,
       config: { errorFormat: 'problem' },
+      preHandler: [oauthBearer(ctx.oauth), idempotencyKey],
     },
     async (request, reply) => {
-      const auth = await ctx.oauth.checkBearer(request.headers.authorization);
-      if (!auth.ok) {
-        reply.header('www-authenticate', auth.reason === 'missing' ? 'Bearer realm="satgate"' : 'Bearer realm="satgate", error="invalid_token"');
-        const detail =
-          auth.reason === 'missing'
-            ? 'An OAuth 2.0 bearer token is required: Authorization: Bearer <access_token> (POST /oauth/token gives one).'
-            : auth.reason === 'expired'
-              ? 'The access token has expired; request a new one at POST /oauth/token.'
-              : 'The access token is not valid.';
-        throw new ProblemError(401, 'Unauthorized', detail);
-      }
-      const keyHeader = request.headers['idempotency-key'];
-      let key: string | undefined;
-      if (keyHeader !== undefined) {
-        if (typeof keyHeader !== 'string' || !IDEMPOTENCY_KEY.test(keyHeader)) {
-          throw new ProblemError(400, 'Bad Request', 'The Idempotency-Key header is invalid.', [
-            { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters, given once' },
-          ]);
-        }
-        key = keyHeader;
-      }
-      const answer = await ctx.service.create(auth.clientRowId, request.body, key);
+      const answer = await ctx.service.create(oauthClientOf(request).clientRowId, request.body, request.idempotencyKey);
       if (answer.replayed) reply.header('idempotent-replayed', 'true');
       reply.header('cache-control', 'no-store');
       return reply.status(answer.status).send(answer.body);
@@ -85,7 +74,7 @@ export async function paymentRoutes(app: FastifyInstance, ctx: PaymentRoutesCont
       if (raw !== undefined) {
         width = /^\d{1,5}$/.test(raw) ? Number.parseInt(raw, 10) : Number.NaN;
         if (!(width >= QR_MIN_WIDTH && width <= QR_MAX_WIDTH)) {
-          throw new ProblemError(400, 'Bad Request', 'The width query parameter is invalid.', [
+          throw new ProblemError('invalid-request', 'The width query parameter is invalid.', [
             { field: 'width', message: `must be a whole number of pixels from ${QR_MIN_WIDTH} to ${QR_MAX_WIDTH}` },
           ]);
         }

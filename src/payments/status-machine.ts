@@ -9,12 +9,14 @@ import type { Database } from '../db/schema.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Rates, SpotRate } from '../rates/rates-port.ts';
 import type { ChainChange } from '../chain/chain-events.ts';
-import { minorUnits } from '../rates/currencies.ts';
-import { lockPaymentRow } from '../db/payment-row-lock.ts';
-import { enqueueNotifications, type OutboxEntry } from '../notify/outbox.ts';
+import { minorUnits } from '../money/currencies.ts';
+import { lockRow } from '../db/row-locks.ts';
+import { recordTransition } from '../notify/status-transition.ts';
 import { confirmations } from '../wallets/address-activity.ts';
 import { derivePaymentStatus, type DetectedOutput } from './payment-status.ts';
-import { storedRequest, webhookBody, type PaymentRow } from './payment-record.ts';
+import type { PaymentRow } from './payment-record.ts';
+import { paymentEventType, paymentNotifications } from './payment-events.ts';
+import { PeriodicTask } from '../core/periodic-task.ts';
 
 type Trx = Transaction<Database>;
 
@@ -38,11 +40,16 @@ export interface StatusMachineDeps {
 
 /** Keeps stored payment statuses equal to what `derivePaymentStatus` says, transition by transition. */
 export class PaymentStatusMachine {
-  private timer: NodeJS.Timeout | null = null;
-  private sweeping: Promise<unknown> | null = null;
-  private stopped = true;
+  private readonly sweeper: PeriodicTask;
 
-  constructor(private readonly deps: StatusMachineDeps) {}
+  constructor(private readonly deps: StatusMachineDeps) {
+    const every = deps.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
+    this.sweeper = new PeriodicTask(() => this.sweep(), {
+      everyMs: every,
+      firstDelayMs: every,
+      onError: (err) => this.deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'payment sweep failed; will retry'),
+    });
+  }
 
   /** The chain listener: re-derives payments on touched addresses and, on blocks, those not yet settled. */
   readonly onChainChange = async (trx: Trx, change: ChainChange): Promise<void> => {
@@ -82,7 +89,7 @@ export class PaymentStatusMachine {
    * webhook and e-mail. Returns the payment as stored afterwards.
    */
   async rederive(trx: Trx, paymentId: bigint, cause: TransitionCause, now: number, tip?: { chain: string; height: number }): Promise<PaymentRow> {
-    await lockPaymentRow(trx, this.deps.db.engine, paymentId);
+    await lockRow(trx, this.deps.db.engine, 'payments', paymentId);
     const p = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
     const wallet = await trx.selectFrom('wallets').selectAll().where('id', '=', p.wallet_id).executeTakeFirstOrThrow();
     const tipHeight =
@@ -125,16 +132,9 @@ export class PaymentStatusMachine {
       .executeTakeFirstOrThrow();
     if (!changed) return updated;
 
-    await trx.insertInto('payment_transitions').values({ payment_id: p.id, from_status: p.status, to_status: d.status, cause, at: BigInt(now) }).execute();
     const address = await trx.selectFrom('addresses').select('address').where('id', '=', p.address_id).executeTakeFirstOrThrow();
-    const body = webhookBody(updated, { wallet, address: address.address, publicUrl: this.deps.publicUrl });
-    const req = storedRequest(updated);
-    const entries: OutboxEntry[] = [];
-    const url = req.notify_url ?? wallet.return_url;
-    if (url) entries.push({ kind: 'webhook', target: url, payload: body, walletId: wallet.id, paymentId: p.id });
-    const email = req.notify_email ?? wallet.notification_email;
-    if (email) entries.push({ kind: 'email', target: email, payload: body, walletId: wallet.id, paymentId: p.id });
-    await enqueueNotifications(trx, entries, now);
+    const notifications = paymentNotifications(updated, wallet, address.address, this.deps.publicUrl, paymentEventType(p.status, d.status));
+    await recordTransition(trx, { table: 'payment_transitions', recordId: p.id, from: p.status, to: d.status, cause, at: now }, notifications);
     this.deps.log.info({ payment: p.reference, from: p.status, to: d.status, cause }, 'payment status changed');
     return updated;
   }
@@ -213,27 +213,13 @@ export class PaymentStatusMachine {
     return changed;
   }
 
-  /** Starts the sweeper timer. */
+  /** Starts the sweeper. */
   start(): void {
-    this.stopped = false;
-    const every = this.deps.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
-    const loop = () => {
-      if (this.stopped) return;
-      this.sweeping = this.sweep()
-        .catch((err) => this.deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'payment sweep failed; will retry'))
-        .finally(() => {
-          this.sweeping = null;
-          if (!this.stopped) this.timer = setTimeout(loop, every);
-        });
-    };
-    this.timer = setTimeout(loop, every);
+    this.sweeper.start();
   }
 
   /** Stops the sweeper, waiting for a sweep in progress. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.sweeping;
+    await this.sweeper.stop();
   }
 }

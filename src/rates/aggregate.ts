@@ -1,6 +1,6 @@
 // Combines provider answers: median per currency, then BTC prices derived through a fiat
 // cross-rate source for currencies no provider quoted.
-import { multiplyDecimals, parseDecimal, roundDecimal, trimDecimal, unitsToString } from './decimal.ts';
+import { multiplyDecimals, parseDecimal, roundDecimal, trimDecimal, unitsToString } from '../money/decimal.ts';
 import {
   type FiatRateSource, type FiatRates, ProviderError, type RateMap, type RateProvider, PRICE_SCALE,
 } from './providers/types.ts';

@@ -2,8 +2,8 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database, RateRecordsTable } from '../db/schema.ts';
-import { isIso4217 } from './currencies.ts';
-import { isDecimal } from './decimal.ts';
+import { isIso4217 } from '../money/currencies.ts';
+import { isDecimal } from '../money/decimal.ts';
 import type { RateMap } from './providers/types.ts';
 import type { RateLock, RateLockPurpose } from './rates-port.ts';
 

@@ -1,19 +1,28 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../app/context.ts';
-import { isoUtc } from '../core/clock.ts';
+import { isoUtc, type Clock } from '../core/clock.ts';
 import { ServiceUnavailableError, WalletApiError } from '../core/errors.ts';
 import { ok } from '../http/envelope.ts';
-import { isIso4217 } from './currencies.ts';
-import { compareDecimals, isDecimal } from './decimal.ts';
-import { ConversionError, convertAmount } from './money.ts';
-import { parseHistoryDate } from './rate-history.ts';
+import { EnvelopeFields as Envelope } from '../http/schemas.ts';
+import { isIso4217 } from '../money/currencies.ts';
+import { compareDecimals, isDecimal } from '../money/decimal.ts';
+import { ConversionError, convertAmount } from '../money/money.ts';
+import type { CurrencyCatalog } from './currency-catalog.ts';
+import { parseHistoryDate, type RateHistory } from './rate-history.ts';
+import type { Rates } from './rates-port.ts';
 
-const Envelope = { return: Type.String(), status: Type.String() };
 const Code = Type.String({ minLength: 1, maxLength: 16, description: 'BTC or an ISO 4217 code, any case' });
 
+/** What the rate routes need from the context. */
+export interface RateRoutesContext {
+  clock: Clock;
+  currencies: CurrencyCatalog;
+  rates: Pick<Rates, 'spot'>;
+  rateHistory: Pick<RateHistory, 'onDay'>;
+}
+
 /** Wallet API operations 3, 6 and 7: the live currency list, conversion at the current rate, and rates of a past day. */
-export async function rateRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function rateRoutes(app: FastifyInstance, ctx: RateRoutesContext): Promise<void> {
   app.get(
     '/currencies',
     {

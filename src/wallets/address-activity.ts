@@ -1,9 +1,7 @@
 import type { Db } from '../db/database.ts';
 
-/** One output paying an issued address, with its transaction's state. */
-export interface CreditRow {
-  outputId: bigint;
-  vout: number;
+/** What credits and debits share: the amount, the transaction and its state, and the issued address concerned. */
+interface AddressMovement {
   value: bigint;
   txid: string;
   state: 'mempool' | 'block';
@@ -15,20 +13,17 @@ export interface CreditRow {
   address: string;
 }
 
+/** One output paying an issued address, with its transaction's state. */
+export interface CreditRow extends AddressMovement {
+  outputId: bigint;
+  vout: number;
+}
+
 /** One input spending an output of an issued address. */
-export interface DebitRow {
+export interface DebitRow extends AddressMovement {
   spendId: bigint;
   vin: number;
-  value: bigint;
-  txid: string;
-  state: 'mempool' | 'block';
-  blockHeight: number | null;
-  blockTime: number | null;
-  firstSeenAt: number;
-  locktime: number;
   outputId: bigint;
-  addressId: bigint;
-  address: string;
 }
 
 /** Which addresses to read: one, or every address of a wallet. */

@@ -5,7 +5,7 @@ import type { Network } from '../bitcoin/networks.ts';
 import type { ScriptType } from '../bitcoin/script-type.ts';
 import type { Engine } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
-import { lockWalletRow } from '../db/row-locks.ts';
+import { lockRow } from '../db/row-locks.ts';
 import type { AddressRow, WalletRow } from './wallet-repository.ts';
 
 /** Addresses past the last funded one that wallets scan by default (BIP44 gap limit). */
@@ -27,7 +27,7 @@ export class AddressIssuer {
    * and whose reservation has lapsed; otherwise derives the next index. The reservation lasts until `until`.
    */
   async reserveForOrder(trx: Trx, wallet: WalletRow, now: number, until: number): Promise<AddressRow> {
-    await lockWalletRow(trx, this.engine, wallet.id);
+    await lockRow(trx, this.engine, 'wallets', wallet.id);
     const free = await trx
       .selectFrom('addresses')
       .selectAll()
@@ -51,7 +51,7 @@ export class AddressIssuer {
 
   /** Issues a never-used address for a payment request; it is never handed out again. */
   async issueForPayment(trx: Trx, wallet: WalletRow, now: number): Promise<AddressRow> {
-    await lockWalletRow(trx, this.engine, wallet.id);
+    await lockRow(trx, this.engine, 'wallets', wallet.id);
     return this.deriveNext(trx, wallet, now, 'payment', null);
   }
 

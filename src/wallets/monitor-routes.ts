@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { ok } from '../http/envelope.ts';
-import type { AppContext } from '../app/context.ts';
-import { issueOrderAddress } from './order-address.ts';
+import { EnvelopeFields as Envelope } from '../http/schemas.ts';
+import { issueOrderAddress, type OrderAddressDeps } from './order-address.ts';
+import type { WalletMonitor } from './wallet-monitor.ts';
 
-const Envelope = { return: Type.String(), status: Type.String() };
 
 const SetAddrBody = Type.Object({
   api_id: Type.String({ minLength: 1, maxLength: 100 }),
@@ -18,8 +18,14 @@ const SetAddrBody = Type.Object({
 
 const AddressParam = Type.Object({ address: Type.String({ minLength: 1, maxLength: 100 }) });
 
+/** What the order-address and monitoring routes need from the context. */
+export interface MonitorRoutesContext {
+  orderAddresses: OrderAddressDeps;
+  monitor: Pick<WalletMonitor, 'balance' | 'unspent' | 'walletTransactions'>;
+}
+
 /** Wallet API operations 5, 8, 9 and 10: order addresses and what the chain shows for them. */
-export async function monitorRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function monitorRoutes(app: FastifyInstance, ctx: MonitorRoutesContext): Promise<void> {
   app.post<{ Body: Static<typeof SetAddrBody> }>(
     '/set_addr',
     {

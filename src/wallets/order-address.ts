@@ -1,12 +1,12 @@
 import { WalletApiError } from '../core/errors.ts';
 import { isoUtc, type Clock } from '../core/clock.ts';
-import { jsonNumber } from '../core/json-number.ts';
+import { jsonNumber } from '../money/json-number.ts';
 import type { Db } from '../db/database.ts';
 import type { Rates } from '../rates/rates-port.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import type { ChainId } from '../chain/chain-id.ts';
 import type { MasterKey } from '../security/master-key.ts';
-import { isDecimal } from '../rates/decimal.ts';
+import { isDecimal } from '../money/decimal.ts';
 import { openClientPayload, PayloadError } from './payload-box.ts';
 import type { AddressIssuer } from './address-issuer.ts';
 import type { WalletRepository } from './wallet-repository.ts';
@@ -81,7 +81,7 @@ export async function issueOrderAddress(deps: OrderAddressDeps, input: SetAddrIn
       .execute();
     return { address, lock };
   });
-  chain.watched.addScript(Buffer.from(address.script_hex, 'hex'), { addressId: address.id, walletId: wallet.id });
+  deps.chains.watch(chain.id, Buffer.from(address.script_hex, 'hex'), { addressId: address.id, walletId: wallet.id });
   return {
     addr: address.address,
     exchange_rate: jsonNumber(lock.rate),

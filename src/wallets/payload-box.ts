@@ -5,6 +5,7 @@
 //           holding server_sign_public_key can check the origin and only the client can read it.
 
 import nacl from 'tweetnacl';
+import { ReasonError } from '../core/errors.ts';
 
 /** A wallet's payload keys: X25519 for NaCl box, Ed25519 for signatures. */
 export interface WalletKeys {
@@ -18,14 +19,7 @@ export interface WalletKeys {
 export type PayloadErrorReason = 'base64' | 'length' | 'key' | 'decrypt' | 'json';
 
 /** A payload or key that cannot be used; `reason` says which check failed. */
-export class PayloadError extends Error {
-  readonly reason: PayloadErrorReason;
-  constructor(reason: PayloadErrorReason, message: string) {
-    super(message);
-    this.name = 'PayloadError';
-    this.reason = reason;
-  }
-}
+export class PayloadError extends ReasonError<PayloadErrorReason> {}
 
 export const NONCE_BYTES = nacl.box.nonceLength; // 24
 export const KEY_BYTES = nacl.box.publicKeyLength; // 32

@@ -4,11 +4,12 @@ import { parseExtendedPublicKey, InvalidExtendedKeyError } from '../bitcoin/exte
 import { deriveReceiveAddress } from '../bitcoin/receive-address.ts';
 import { WalletApiError } from '../core/errors.ts';
 import { ok } from '../http/envelope.ts';
-import type { AppContext } from '../app/context.ts';
+import { EnvelopeFields as Envelope } from '../http/schemas.ts';
+import { monitorRoutes, type MonitorRoutesContext } from './monitor-routes.ts';
+import type { Wallets } from './wallets.ts';
 import { WALLET_CATALOGUE } from './catalogue.ts';
 import { registerWallet } from './wallet-registration.ts';
 
-const Envelope = { return: Type.String(), status: Type.String() };
 
 const AddPubBody = Type.Object({
   pub: Type.String({ minLength: 1, maxLength: 200, description: 'extended public key, or "new_wallet"' }),
@@ -28,8 +29,11 @@ const AddrInfoBody = Type.Object({
   info: Type.String({ maxLength: 10_000 }),
 });
 
-/** Wallet API operations 1, 2, 4, 11 and 12. */
-export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+/** What the wallet routes need: the capability's services. */
+export type WalletRoutesContext = Pick<Wallets, 'registration' | 'notes'> & MonitorRoutesContext;
+
+/** The wallet API's route plugin: operations 1, 2, 4, 11 and 12 here, 5 and 8 to 10 in monitor-routes.ts. */
+export async function walletRoutes(app: FastifyInstance, ctx: WalletRoutesContext): Promise<void> {
   app.get(
     '/wallets',
     {
@@ -62,7 +66,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
     async (request) => {
       try {
         const key = parseExtendedPublicKey(request.params.pub);
-        const network = key.testnet ? ctx.config.testNetwork : 'mainnet';
+        const network = key.testnet ? ctx.registration.testNetwork : 'mainnet';
         return ok({ addr: deriveReceiveAddress(key, 0, key.defaultScriptType, network).address });
       } catch (err) {
         if (err instanceof InvalidExtendedKeyError) throw new WalletApiError('102', `Public key is not valid: ${err.message}`);
@@ -88,7 +92,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
         },
       },
     },
-    async (request) => ok(await registerWallet(ctx.wallets.registration, request.body)),
+    async (request) => ok(await registerWallet(ctx.registration, request.body)),
   );
 
   app.get<{ Params: { address: string } }>(
@@ -103,7 +107,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
         },
       },
     },
-    async (request) => ok({ info: await ctx.wallets.notes.list(request.params.address) }),
+    async (request) => ok({ info: await ctx.notes.list(request.params.address) }),
   );
 
   app.post<{ Body: Static<typeof AddrInfoBody> }>(
@@ -119,8 +123,10 @@ export async function walletRoutes(app: FastifyInstance, ctx: AppContext): Promi
     async (request) => {
       const address = request.body.address ?? request.body.addr;
       if (!address) throw new WalletApiError('201', 'Wrong or missing argument: address (or addr) is required');
-      await ctx.wallets.notes.add(address, request.body.info);
+      await ctx.notes.add(address, request.body.info);
       return ok();
     },
   );
+
+  await monitorRoutes(app, ctx);
 }

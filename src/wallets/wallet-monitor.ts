@@ -1,9 +1,9 @@
 import { WalletApiError } from '../core/errors.ts';
 import { isoUtc } from '../core/clock.ts';
-import { jsonNumber } from '../core/json-number.ts';
+import { jsonNumber } from '../money/json-number.ts';
 import type { MasterKey } from '../security/master-key.ts';
-import { btcFromSats, fiatToSats, satsToFiat } from '../rates/money.ts';
-import { isIso4217 } from '../rates/currencies.ts';
+import { btcFromSats, fiatToSats, satsToFiat } from '../money/money.ts';
+import { isIso4217 } from '../money/currencies.ts';
 import { parseExtendedPublicKey, InvalidExtendedKeyError } from '../bitcoin/extended-key.ts';
 import { sealBalancePayload } from './payload-box.ts';
 import { AddressActivity, confirmations, type CreditRow, type DebitRow } from './address-activity.ts';

@@ -15,9 +15,9 @@ import { freePort } from '../support/server-process.ts';
 import { writeRatesFile } from '../support/rates-file.ts';
 import { generateNewWallet } from '../../src/bitcoin/new-wallet.ts';
 import { decodeAddress } from '../../src/bitcoin/address.ts';
-import { btcFromSats, satsFromBtc } from '../../src/rates/money.ts';
-import { normalizeDecimal } from '../../src/rates/decimal.ts';
-import { isJsonObject, numericText, parseExactJson } from '../../src/rates/exact-json.ts';
+import { btcFromSats, satsFromBtc } from '../../src/money/money.ts';
+import { normalizeDecimal } from '../../src/money/decimal.ts';
+import { isJsonObject, numericText, parseExactJson } from '../../src/money/exact-json.ts';
 import { PAGE_CSP } from '../../src/pages/page-headers.ts';
 import { fitsWidth, launchChromium, loadedImageWidth, markDocument, RESULTS_DIR, stillMarked, watchPage } from './chromium.ts';
 

@@ -4,7 +4,7 @@ import { loadConfig, type Config } from '../../src/config/config.ts';
 import { MasterKey } from '../../src/security/master-key.ts';
 import { createContext } from '../../src/app/create-context.ts';
 import type { AppContext } from '../../src/app/context.ts';
-import { buildApp } from '../../src/http/app.ts';
+import { buildApp } from '../../src/app/app.ts';
 import type { Clock } from '../../src/core/clock.ts';
 import { createTestDb, type TestDb } from './test-db.ts';
 import type { Engine } from '../../src/db/database.ts';

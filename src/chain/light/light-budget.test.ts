@@ -37,7 +37,7 @@ describe('light servers that throttle', () => {
     await server?.close();
     await testDb?.dispose();
     chains = undefined;
-  });
+  }, 30_000);
 
   /** A chain service on `endpoint` with one wallet; returns a function issuing a watched address and the monitor. */
   async function follow(endpoint: ChainEndpoint) {

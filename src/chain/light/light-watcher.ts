@@ -8,7 +8,8 @@ import type { WatchedSet } from '../watched-set.ts';
 import type { ChainChange, ChainChangeCause, ChainChangeListener } from '../chain-events.ts';
 import type { ChainFollower, FollowerHealth } from '../chain-source.ts';
 import { recordMatchedTx, type TxPlace } from '../tx-recorder.ts';
-import { HeaderChain, HeaderLie, type ChainHeader } from './header-chain.ts';
+import { PeriodicTask } from '../../core/periodic-task.ts';
+import { HeaderChain, HeaderLie } from './header-chain.ts';
 import { merkleRootFromBranch } from './merkle-proof.ts';
 import { addressTiers, type Tier } from './address-tiers.ts';
 import type { LightBackend } from './light-backend.ts';
@@ -50,9 +51,8 @@ export class LightWatcher implements ChainFollower {
   private readonly histories = new Map<bigint, HistoryEntry[]>();
   private readonly lies: Lie[] = [];
   private lieCount = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly task: PeriodicTask;
   private running: Promise<void> | null = null;
-  private stopped = false;
   /** Pushes poll only while the timer runs (start() to stop()). */
   private started = false;
   private lastPollAt: number | null = null;
@@ -70,6 +70,8 @@ export class LightWatcher implements ChainFollower {
   constructor(private readonly opts: LightWatcherOptions) {
     this.headers = new HeaderChain(opts.network);
     this.startedAt = opts.clock();
+    // pollOnce never throws (errors go to health), so onError has nothing to add.
+    this.task = new PeriodicTask(() => this.pollOnce(), { everyMs: opts.pollMs, onError: () => {} });
     // A push (new tip, a status changed, a reconnect) polls at once instead of waiting for the timer.
     opts.backend.onPush(() => {
       if (!this.started || this.stopped || this.pushPending) return;
@@ -85,27 +87,19 @@ export class LightWatcher implements ChainFollower {
     this.listeners.push(listener);
   }
 
+  private get stopped(): boolean {
+    return this.task.stopping;
+  }
+
   start(): void {
-    this.stopped = false;
     this.started = true;
-    const loop = async () => {
-      if (this.stopped) return;
-      await this.pollOnce();
-      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.opts.pollMs);
-    };
-    this.timer = setTimeout(() => void loop(), 0);
+    this.task.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     this.started = false;
-    if (this.timer) clearTimeout(this.timer);
+    await this.task.stop();
     await this.running;
-  }
-
-  async close(): Promise<void> {
-    await this.stop();
-    await this.opts.backend.close();
   }
 
   async pollOnce(): Promise<void> {
@@ -427,4 +421,3 @@ export class LightWatcher implements ChainFollower {
   private lastTipHeight: number | null = null;
 }
 
-export type { ChainHeader };

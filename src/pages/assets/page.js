@@ -9,9 +9,10 @@
   if (!dataEl) return;
   var state = JSON.parse(dataEl.textContent);
   var copy = state.copy;
-  var PAID = ['unconfirmed', 'unconfirmed-more', 'confirmed', 'confirmed-more'];
-  var LESS = ['unconfirmed-less', 'confirmed-less'];
-  var FINAL = ['confirmed', 'confirmed-more', 'invalid'];
+  // Status groups come from the server (src/core/payment-statuses.ts), never a copy here.
+  var PAID = state.statuses.paidInFull;
+  var LESS = state.statuses.paidLess;
+  var FINAL = state.statuses.final;
   var CRYPTO_SCALE = 8;
   var INDICATIVE_REFRESH_MS = 60000;
   var clockOffset = state.server_now_ms - Date.now();

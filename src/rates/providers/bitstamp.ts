@@ -1,5 +1,5 @@
 // Bitstamp public API v2: /api/v2/ticker/btc<fiat>/, one request per pair, price "last".
-import { isJsonObject } from '../exact-json.ts';
+import { isJsonObject } from '../../money/exact-json.ts';
 import { getJson, joinUrl } from './http.ts';
 import {
   DEFAULT_TIMEOUT_MS, type ProviderOptions, ProviderError, type RateMap, type RateProvider,

@@ -1,5 +1,5 @@
 // Coinbase public data API: /v2/exchange-rates?currency=BTC lists 1 BTC in every currency it knows.
-import { isJsonObject } from '../exact-json.ts';
+import { isJsonObject } from '../../money/exact-json.ts';
 import { getJson, joinUrl } from './http.ts';
 import {
   DEFAULT_TIMEOUT_MS, type ProviderOptions, ProviderError, type RateMap, type RateProvider,

@@ -1,5 +1,5 @@
 // CoinGecko public API v3: /simple/price for current prices, /coins/bitcoin/history for a past day.
-import { isJsonObject } from '../exact-json.ts';
+import { isJsonObject } from '../../money/exact-json.ts';
 import { getJson, joinUrl } from './http.ts';
 import {
   DEFAULT_TIMEOUT_MS, type ProviderOptions, ProviderError, type RateMap, type RateProvider,
@@ -56,7 +56,7 @@ export class CoinGeckoProvider implements RateProvider {
     return this.collect(prices);
   }
 
-  private collect(prices: Record<string, import('../exact-json.ts').JsonValue>): RateMap {
+  private collect(prices: Record<string, import('../../money/exact-json.ts').JsonValue>): RateMap {
     const wanted = new Set(this.currencies.map((c) => c.toUpperCase()));
     const out: RateMap = new Map();
     for (const [key, value] of Object.entries(prices)) putPrice(out, this.name, key, value, wanted);

@@ -1,8 +1,8 @@
 // Frankfurter (European Central Bank reference rates): fiat cross rates from USD, used to
 // price BTC in currencies no exchange quotes directly.
-import { compareDecimals } from '../decimal.ts';
-import { isIso4217 } from '../currencies.ts';
-import { isJsonObject, numericText } from '../exact-json.ts';
+import { compareDecimals } from '../../money/decimal.ts';
+import { isIso4217 } from '../../money/currencies.ts';
+import { isJsonObject, numericText } from '../../money/exact-json.ts';
 import { getJson, joinUrl } from './http.ts';
 import {
   DEFAULT_TIMEOUT_MS, type FiatRateSource, type FiatRates, type ProviderOptions, ProviderError,

@@ -1,6 +1,6 @@
 // One GET of a JSON document with a whole-request timeout, a size cap, and every
 // failure turned into a ProviderError naming the provider.
-import { type JsonValue, parseExactJson } from '../exact-json.ts';
+import { type JsonValue, parseExactJson } from '../../money/exact-json.ts';
 import { ProviderError } from './types.ts';
 
 /** Largest response body accepted from a provider. */

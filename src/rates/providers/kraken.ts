@@ -1,5 +1,5 @@
 // Kraken public REST API: /0/public/Ticker, last trade price c[0] of each XBT/fiat pair.
-import { isJsonObject } from '../exact-json.ts';
+import { isJsonObject } from '../../money/exact-json.ts';
 import { getJson, joinUrl } from './http.ts';
 import {
   DEFAULT_TIMEOUT_MS, type ProviderOptions, ProviderError, type RateMap, type RateProvider,

@@ -1,9 +1,9 @@
 // A fixed rates file (SATGATE_RATES_FILE) for offline use and tests:
 // {"USD":"50000.00","EUR":"46000.50","JPY":"7400000"}, price of 1 BTC per uppercase code.
 import { readFile } from 'node:fs/promises';
-import { isIso4217 } from '../currencies.ts';
-import { isDecimal, normalizeDecimal } from '../decimal.ts';
-import { isJsonObject, JsonNumber, parseExactJson } from '../exact-json.ts';
+import { isIso4217 } from '../../money/currencies.ts';
+import { isDecimal, normalizeDecimal } from '../../money/decimal.ts';
+import { isJsonObject, JsonNumber, parseExactJson } from '../../money/exact-json.ts';
 import { MAX_BTC_PRICE, MIN_BTC_PRICE, ProviderError, type RateMap, type RateProvider, isPlausiblePrice } from './types.ts';
 
 /** Validates a rates file's text; throws a ProviderError (reason `config`) listing every problem. */

@@ -7,10 +7,9 @@ import { KrakenProvider } from './kraken.ts';
 import { FileRateProvider } from './rates-file.ts';
 import type { FiatRateSource, RateProvider } from './types.ts';
 
-/** Names accepted in SATGATE_RATE_PROVIDERS. */
-export const PROVIDER_NAMES = ['coingecko', 'kraken', 'bitstamp', 'coinbase', 'frankfurter', 'file'] as const;
-/** One accepted provider name. */
-export type ProviderName = (typeof PROVIDER_NAMES)[number];
+import { PROVIDER_NAMES, type ProviderName } from '../../config/rate-provider-names.ts';
+
+export { PROVIDER_NAMES, type ProviderName };
 /** Providers used when none are configured and there is no rates file. */
 export const DEFAULT_PROVIDER_NAMES: readonly ProviderName[] = ['coingecko', 'kraken', 'bitstamp', 'coinbase', 'frankfurter'];
 

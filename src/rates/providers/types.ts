@@ -1,8 +1,8 @@
 // The contract every exchange-rate source meets, its error type, and the shared
 // checks on the prices it reports.
-import { isIso4217 } from '../currencies.ts';
-import { compareDecimals, roundDecimal, trimDecimal } from '../decimal.ts';
-import { JsonNumber, type JsonValue, numericText } from '../exact-json.ts';
+import { isIso4217 } from '../../money/currencies.ts';
+import { compareDecimals, roundDecimal, trimDecimal } from '../../money/decimal.ts';
+import { JsonNumber, type JsonValue, numericText } from '../../money/exact-json.ts';
 
 /** Prices of 1 BTC keyed by uppercase ISO 4217 code, each a plain decimal string. */
 export type RateMap = Map<string, string>;

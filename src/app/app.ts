@@ -2,16 +2,14 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import formbody from '@fastify/formbody';
-import type { AppContext } from '../app/context.ts';
+import type { AppContext } from './context.ts';
 import { VERSION } from '../core/version.ts';
-import { installErrorHandling } from './error-handler.ts';
-import { REDACT_PATHS, redactUrl } from './log-redaction.ts';
+import { installErrorHandling } from '../http/error-handler.ts';
+import { REDACT_PATHS, redactUrl } from '../http/log-redaction.ts';
 import { walletRoutes } from '../wallets/routes.ts';
-import { monitorRoutes } from '../wallets/monitor-routes.ts';
 import { metricsRoutes } from './metrics.ts';
 import { rateRoutes } from '../rates/routes.ts';
 import type { DevChain } from '../devchain/dev-chain.ts';
-import { oauthRoutes } from '../payments/oauth-routes.ts';
 import { paymentRoutes } from '../payments/routes.ts';
 import { pageRoutes } from '../pages/routes.ts';
 
@@ -48,7 +46,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
     forceCloseConnections: true,
     return503OnClosing: true,
   });
-  installErrorHandling(app);
+  installErrorHandling(app, { publicUrl: ctx.config.publicUrl });
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   await app.register(swagger, {
     openapi: {
@@ -73,15 +71,13 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   });
 
   await metricsRoutes(app, ctx);
-  await app.register(async (scope) => walletRoutes(scope, ctx));
-  await app.register(async (scope) => monitorRoutes(scope, ctx));
-  await app.register(async (scope) => oauthRoutes(scope, ctx.payments.oauth));
+  await app.register(async (scope) => walletRoutes(scope, ctx.wallets));
   await app.register(async (scope) => paymentRoutes(scope, ctx.payments));
   await app.register(async (scope) => pageRoutes(scope, ctx));
   await app.register(async (scope) => rateRoutes(scope, ctx));
   const devChain = opts.devChain;
   if (devChain) {
-    const { devRoutes } = await import('../devchain/dev-routes.ts');
+    const { devRoutes } = await import('./dev-routes.ts');
     await app.register(async (scope) => devRoutes(scope, ctx, devChain));
   }
   return app;

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { decodeAddressFor, InvalidAddressError } from '../bitcoin/address.ts';
-import { satsFromBtc } from '../rates/money.ts';
+import { satsFromBtc } from '../money/money.ts';
 import { WalletApiError } from '../core/errors.ts';
 import { ok } from '../http/envelope.ts';
-import type { AppContext } from '../app/context.ts';
-import type { DevChain } from './dev-chain.ts';
+import type { AppContext } from './context.ts';
+import type { DevChain } from '../devchain/dev-chain.ts';
 
 const PayBody = Type.Object({ address: Type.String({ minLength: 1, maxLength: 100 }), btc: Type.String({ minLength: 1, maxLength: 20 }) });
 const MineBody = Type.Object({ blocks: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) });

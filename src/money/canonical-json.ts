@@ -1,23 +1,8 @@
-// Request bodies of the payment API read exactly: JSON numbers stay decimal text (an order amount of
-// 19.99 is never a binary float), and a canonical form gives idempotency its body hash.
+// Exact JSON trees in and out: a canonical form gives idempotency its body hash, and numbers leave as JSON
+// numbers only when that is exact (an order amount of 19.99 is never a binary float).
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
-import { ProblemError } from '../core/errors.ts';
-import { JsonNumber, JsonSyntaxError, parseExactJson, type JsonValue } from '../rates/exact-json.ts';
-import { jsonNumber } from '../core/json-number.ts';
-
-/** Replaces the scope's JSON parser with the exact one; bodies arrive as `JsonValue` trees. */
-export function useExactJsonBodies(app: FastifyInstance, bodyLimit: number): void {
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (_request, body, done) => {
-    try {
-      done(null, parseExactJson(String(body)));
-    } catch (err) {
-      const detail = err instanceof JsonSyntaxError ? `The body is not valid JSON: ${err.message}.` : 'The body is not valid JSON.';
-      done(new ProblemError(400, 'Bad Request', detail), undefined);
-    }
-  });
-}
+import { JsonNumber, type JsonValue } from './exact-json.ts';
+import { jsonNumber } from './json-number.ts';
 
 /** JSON text of an exact tree: keys sorted, numbers as their exact shortest decimal. */
 export function canonicalJson(value: JsonValue): string {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
-import { WALLET_API_CODES, WalletApiError } from '../core/errors.ts';
+import { WALLET_API_CODES, WalletApiError } from './errors.ts';
 
 const INTERFACE_MD = new URL('../../../shared/INTERFACE.md', import.meta.url);
 const README_MD = new URL('../../README.md', import.meta.url);

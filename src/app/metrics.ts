@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AppContext } from '../app/context.ts';
+import type { AppContext } from './context.ts';
 
 /** Serves Prometheus metrics at GET /metrics: process defaults, HTTP requests, chain, rates and outbox gauges. */
 export async function metricsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {

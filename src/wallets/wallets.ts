@@ -1,0 +1,55 @@
+// The wallet API capability (operations 1, 2, 4, 5, 8 to 12) as the app context holds it: registration, order
+// addresses and what the chain shows for them, built from explicit dependencies like payments/payments.ts.
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.ts';
+import type { Db } from '../db/database.ts';
+import type { Clock } from '../core/clock.ts';
+import type { MasterKey } from '../security/master-key.ts';
+import type { Rates } from '../rates/rates-port.ts';
+import type { ChainService } from '../chain/chain-service.ts';
+import { AddressActivity } from './address-activity.ts';
+import { AddressIssuer } from './address-issuer.ts';
+import { AddressNotes } from './address-notes.ts';
+import type { OrderAddressDeps } from './order-address.ts';
+import { WalletMonitor } from './wallet-monitor.ts';
+import type { RegistrationDeps } from './wallet-registration.ts';
+import { WalletRepository } from './wallet-repository.ts';
+
+/** Wallet API services; `repo` and `issuer` are also what payments build on. */
+export interface Wallets {
+  repo: WalletRepository;
+  issuer: AddressIssuer;
+  notes: AddressNotes;
+  registration: RegistrationDeps;
+  orderAddresses: OrderAddressDeps;
+  monitor: WalletMonitor;
+}
+
+/** What building the capability needs from the context. */
+export interface WalletsDeps {
+  config: Pick<Config, 'testNetwork'>;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  masterKey: MasterKey;
+  rates: Rates;
+  chains: ChainService;
+  isSupportedCurrency(code: string): boolean;
+}
+
+/** Builds the capability. */
+export function createWallets(deps: WalletsDeps): Wallets {
+  const { config, db, clock, log, masterKey, rates, chains } = deps;
+  const repo = new WalletRepository(db);
+  const issuer = new AddressIssuer(db.engine, (wallet, index) =>
+    log.warn({ api_id: wallet.api_id, index }, 'issuing an address past the gap limit of 20 unused addresses; wallets may need a larger gap to see it'),
+  );
+  return {
+    repo,
+    issuer,
+    notes: new AddressNotes(repo, clock),
+    registration: { repo, masterKey, clock, testNetwork: config.testNetwork, isSupportedCurrency: deps.isSupportedCurrency },
+    orderAddresses: { db, repo, issuer, rates, chains, masterKey, clock },
+    monitor: new WalletMonitor(repo, new AddressActivity(db), masterKey),
+  };
+}
