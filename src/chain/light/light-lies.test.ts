@@ -75,6 +75,11 @@ describe.each(cases)('a lying light server on %s (%s)', (engine, sourceName) => 
       expect(h.lies).toBeGreaterThan(before);
       expect(h.recentLies.at(-1)?.kind).toBe('bad-merkle-proof');
       expect(h.verified).toBe(false);
+      const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+      const kind = sourceName.toLowerCase();
+      expect(metrics).toMatch(new RegExp(`satgate_chain_source_lies_total\\{chain="test",source="${kind}"\\} [1-9]`));
+      expect(metrics).toMatch(new RegExp(`satgate_chain_source_requests_total\\{chain="test",source="${kind}"\\} [1-9]`));
+      expect(metrics).toMatch(new RegExp(`satgate_chain_watched_by_tier\\{chain="test",source="${kind}",tier="hot"\\} [1-9]`));
     } finally {
       reset();
     }
