@@ -7,6 +7,8 @@ import { startRegtestNode, type RegtestNode } from '../../../test/support/regtes
 import { startElectrumTestServer, type ElectrumTestServer } from '../../../test/support/electrum-test-server.ts';
 import { ElectrumBackend } from './electrum-backend.ts';
 import { parseElectrumUrl } from './electrum-client.ts';
+import { parseProxyUrl } from './socks-proxy.ts';
+import { startSocks5TestProxy } from '../../../test/support/socks5-test-proxy.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../../../test/support/fixtures/${name}`, import.meta.url), 'utf8');
 const cert = fixture('electrum-test-cert.pem');
@@ -45,6 +47,21 @@ describe('the Electrum client over TLS', () => {
     const wrong = backend(`ssl://127.0.0.1:${server.port}?fingerprint=${'AB'.repeat(32)}`);
     await expect(wrong.tipHeight()).rejects.toThrow(/fingerprint/);
     await wrong.close();
+  });
+
+  it('reaches a server through a SOCKS5 proxy that resolves the name itself (as Tor does for .onion)', async () => {
+    const proxy = await startSocks5TestProxy((host) => (host === 'electrumexample.onion' ? '127.0.0.1' : host));
+    const b = new ElectrumBackend({
+      endpoint: parseElectrumUrl(`ssl://electrumexample.onion:${server.port}?fingerprint=${fingerprint}`),
+      proxy: parseProxyUrl(`socks5h://127.0.0.1:${proxy.port}`),
+    });
+    try {
+      expect(await b.tipHeight()).toBe(5);
+      expect(proxy.connects).toEqual([`electrumexample.onion:${server.port}`]);
+    } finally {
+      await b.close();
+      await proxy.close();
+    }
   });
 
   it('reads Electrum URLs strictly', () => {
