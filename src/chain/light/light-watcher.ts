@@ -26,7 +26,7 @@ export interface LightWatcherOptions {
   network: Network;
   /** Warm addresses are asked about every this many polls (default 10). */
   warmEvery?: number;
-  /** Cold addresses asked about per poll, in a rolling sweep (default 5). */
+  /** Cold addresses asked about per poll, in a rolling sweep (default 1). */
   coldPerPoll?: number;
   nodeSilenceMs?: number;
 }
@@ -270,7 +270,7 @@ export class LightWatcher implements ChainFollower {
       if (tier === 'hot' || (tier === 'warm' && this.polls % (this.opts.warmEvery ?? 10) === 0)) due.push(id);
       else if (tier === 'cold') cold.push(id);
     }
-    const perPoll = this.opts.coldPerPoll ?? 5;
+    const perPoll = this.opts.coldPerPoll ?? 1;
     if (this.coldCursor >= cold.length) this.coldCursor = 0;
     due.push(...cold.slice(this.coldCursor, this.coldCursor + perPoll));
     this.coldCursor += perPoll;
