@@ -39,7 +39,8 @@ describe.each(testEngines())('HTTP app on %s', (engine) => {
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/nothing?x=1' });
     expect(res.statusCode).toBe(404);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.json()).toMatchObject({ type: 'about:blank', title: 'Not Found', status: 404 });
+    expect(res.json()).toMatchObject({ title: 'Not Found', status: 404 });
+    expect(res.json().type).toMatch(/\/problems\/no-such-operation$/);
     expect(res.json().detail).toContain('/api/v1/nothing');
   });
 

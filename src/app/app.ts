@@ -12,6 +12,7 @@ import { rateRoutes } from '../rates/routes.ts';
 import type { DevChain } from '../devchain/dev-chain.ts';
 import { paymentRoutes } from '../payments/routes.ts';
 import { pageRoutes } from '../pages/routes.ts';
+import { dashboardRoutes } from '../dashboard/routes.ts';
 
 /** Largest JSON body accepted (DESIGN.md section 7). */
 export const BODY_LIMIT = 1024 * 1024;
@@ -44,6 +45,8 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
           },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
     forceCloseConnections: true,
+    // Only the configured proxies may name the client (X-Forwarded-For): per-IP limits depend on request.ip.
+    trustProxy: ctx.config.trustProxy.length > 0 ? ctx.config.trustProxy : false,
     return503OnClosing: true,
   });
   installErrorHandling(app, { publicUrl: ctx.config.publicUrl });
@@ -58,6 +61,12 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'an access token from POST /oauth/token (client credentials)' },
+          dashboardToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: 'the token from POST /check_otp, bare or as "Bearer <token>" (refund_request and get_accounts also take auth_token in the body)',
+          },
         },
       },
     },
@@ -75,6 +84,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await app.register(async (scope) => paymentRoutes(scope, ctx.payments));
   await app.register(async (scope) => pageRoutes(scope, ctx));
   await app.register(async (scope) => rateRoutes(scope, ctx));
+  await app.register(async (scope) => dashboardRoutes(scope, ctx.dashboard));
   const devChain = opts.devChain;
   if (devChain) {
     const { devRoutes } = await import('./dev-routes.ts');

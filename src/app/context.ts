@@ -12,6 +12,7 @@ import type { OutboxWorker } from '../notify/outbox-worker.ts';
 import type { Mailer } from '../notify/mailer.ts';
 import type { Payments } from '../payments/payments.ts';
 import type { Wallets } from '../wallets/wallets.ts';
+import type { Dashboard } from '../dashboard/dashboard.ts';
 
 /** Everything the HTTP layer and background workers share: built once per process. */
 export interface AppContext {
@@ -29,6 +30,8 @@ export interface AppContext {
   notify: { worker: OutboxWorker; mailer: Mailer };
   /** Payment API v1: OAuth clients, operations 26 to 29, the status machine, the hosted page's lookup. */
   payments: Payments;
+  /** The merchant dashboard: OTP login, sessions, profiles, accounts (operations 18 to 23). */
+  dashboard: Dashboard;
   /** Wallet API: registration, order addresses, balances; its repository and issuer serve payments too. */
   wallets: Wallets;
   /** Stops background work (watchers, refreshers, workers) before the database closes. */

@@ -11,6 +11,7 @@ import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
 import { createWallets } from '../wallets/wallets.ts';
+import { createDashboard } from '../dashboard/dashboard.ts';
 import type { AppContext } from './context.ts';
 
 /** Options for building a context; tests pass their own clock, logger and chain endpoints. */
@@ -53,7 +54,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
   const isSupportedCurrency = (code: string) => currencies.isSupported(code);
   const wallets = createWallets({ config, db, clock, log, masterKey, rates: rateService.rates, chains, isSupportedCurrency });
   const mailer = new Mailer(config.smtpUrl, config.dataDir, config.mailFrom, log);
-  const worker = new OutboxWorker({ db, clock, log, mailer, webhooks: new WebhookSender(db, masterKey, config.allowPrivateWebhooks) });
+  const worker = new OutboxWorker({ db, clock, log, mailer, masterKey, webhooks: new WebhookSender(db, masterKey, config.allowPrivateWebhooks) });
   health.register('mail', () => ({ ok: true, delivery: mailer.describe() }));
   const payments = createPayments({
     config,
@@ -80,6 +81,14 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     notify: { worker, mailer },
     payments,
     wallets,
+    dashboard: createDashboard({
+      db,
+      clock,
+      log,
+      masterKey,
+      publicUrl: config.publicUrl,
+      walletTransactions: (pub) => wallets.monitor.walletTransactions(pub),
+    }),
     start: async () => {
       await rateService.start();
       chains.start();

@@ -5,8 +5,9 @@ import { walletCommands } from './commands/wallet-commands.ts';
 import { webhookCommands } from './commands/webhook-commands.ts';
 import { devCommands } from './commands/dev-commands.ts';
 import { paymentCommands } from './commands/payment-commands.ts';
+import { dashboardCommands } from './commands/dashboard-commands.ts';
 
-const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...devCommands];
+const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...devCommands];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));

@@ -94,6 +94,20 @@ describe('loadConfig', () => {
     expect(configError({ SATGATE_TEST_NETWORK: 'signet' }).problems[0]).toMatch(/SATGATE_TEST_RPC_URL/);
   });
 
+  it('SATGATE_TRUST_PROXY takes addresses, CIDR ranges and named ranges, and refuses anything else', () => {
+    expect(loadConfig({}).trustProxy).toEqual([]);
+    expect(loadConfig({ SATGATE_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8,loopback' }).trustProxy).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ]);
+    const err = configError({ SATGATE_TRUST_PROXY: 'true,10.0.0.0/33,proxy.example,1.2.3.4/8/1' });
+    expect(err.problems).toHaveLength(4);
+    expect(err.problems[0]).toMatch(/SATGATE_TRUST_PROXY entry "true" must be an IP address, a CIDR range, loopback, linklocal or uniquelocal/);
+  });
+
   it('durations in the environment are parsed', () => {
     const c = loadConfig({ SATGATE_RATE_INTERVAL: '15m', SATGATE_MONITOR_WINDOW: '2d' });
     expect(c.rateIntervalMs).toBe(900_000);

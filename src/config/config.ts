@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { isIP } from 'node:net';
 import { PROVIDER_NAMES } from './rate-provider-names.ts';
 import { parseElectrumUrl } from './electrum-url.ts';
 
@@ -39,6 +40,11 @@ export interface Config {
   smtpUrl: string | null;
   mailFrom: string;
   allowPrivateWebhooks: boolean;
+  /**
+   * Reverse proxies whose X-Forwarded-For is believed (SATGATE_TRUST_PROXY): addresses, CIDR ranges or the names
+   * loopback, linklocal, uniquelocal. Empty: the client is the TCP peer (per-IP limits and the audit trail use it).
+   */
+  trustProxy: string[];
   fallbackFeeRate: bigint;
   logLevel: string;
 }
@@ -180,6 +186,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (allowPrivate !== null && !['0', '1', 'true', 'false'].includes(allowPrivate)) {
     problems.push('SATGATE_ALLOW_PRIVATE_WEBHOOKS must be 1 or 0');
   }
+  const trustProxy = (str('SATGATE_TRUST_PROXY') ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+  for (const entry of trustProxy) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const named = ['loopback', 'linklocal', 'uniquelocal'].includes(entry);
+    const prefixOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!named && (family === 0 || !prefixOk || extra !== undefined)) {
+      problems.push(`SATGATE_TRUST_PROXY entry ${JSON.stringify(entry)} must be an IP address, a CIDR range, loopback, linklocal or uniquelocal`);
+    }
+  }
 
   const config: Config = {
     port,
@@ -208,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: url('SATGATE_SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: str('SATGATE_MAIL_FROM') ?? `satgate <satgate@${new URL(publicUrl).hostname.replace(/^\[|\]$/g, '') || 'localhost'}>`,
     allowPrivateWebhooks: allowPrivate === '1' || allowPrivate === 'true',
+    trustProxy,
     fallbackFeeRate,
     logLevel,
   };

@@ -29,10 +29,10 @@ describe('payment API problem types', () => {
     expect([...documentedProblems().keys()].sort()).toEqual(Object.keys(PROBLEMS).sort());
   });
 
-  it('a problem type is a URI under the public URL, except the two plain HTTP answers', () => {
+  it('every problem type is a URI under the public URL, none about:blank', () => {
     expect(problemType('unauthorized', 'https://pay.example/')).toBe('https://pay.example/problems/unauthorized');
-    expect(problemType('invalid-request', 'https://pay.example')).toBe('about:blank');
-    expect(problemType('no-such-operation', 'https://pay.example')).toBe('about:blank');
+    expect(problemType('invalid-request', 'https://pay.example')).toBe('https://pay.example/problems/invalid-request');
+    expect(problemType('no-such-operation', 'https://pay.example')).toBe('https://pay.example/problems/no-such-operation');
   });
 
   it('a ProblemError takes its status and title from the catalogue', () => {

@@ -1,27 +1,27 @@
 // Every payment API problem (RFC 9457) in one place: its name, HTTP status and title. The `type` of an answer is
 // `{public URL}/problems/<name>`, documented in README.md ("Problem types"); problems.test.ts checks each is there.
-// Two are plain HTTP answers and keep `about:blank` (RFC 9457 section 4.2.1): a list of bad fields and an unknown path.
+// Every answer names its problem, so a client can branch on the type without parsing titles (issue 8: no about:blank).
 
 /** The payment API problems, by name. */
 export const PROBLEMS = {
-  'invalid-request': { status: 400, title: 'Bad Request', plain: true },
+  'invalid-request': { status: 400, title: 'Bad Request' },
   'malformed-body': { status: 400, title: 'Bad Request' },
   unauthorized: { status: 401, title: 'Unauthorized' },
   forbidden: { status: 403, title: 'Forbidden' },
   'not-found': { status: 404, title: 'Not Found' },
-  'no-such-operation': { status: 404, title: 'Not Found', plain: true },
+  'no-such-operation': { status: 404, title: 'Not Found' },
   'idempotency-key-in-use': { status: 409, title: 'Conflict' },
   'payment-invalid': { status: 410, title: 'Gone' },
   'payload-too-large': { status: 413, title: 'Payload Too Large' },
   'idempotency-key-reused': { status: 422, title: 'Unprocessable Content' },
   'internal-error': { status: 500, title: 'Internal Server Error' },
   'service-unavailable': { status: 503, title: 'Service Unavailable' },
-} as const satisfies Record<string, { status: number; title: string; plain?: boolean }>;
+} as const satisfies Record<string, { status: number; title: string }>;
 
 /** A payment API problem name. */
 export type ProblemName = keyof typeof PROBLEMS;
 
-/** The `type` URI of a problem: `about:blank` for the plain ones, else `{publicUrl}/problems/<name>`. */
+/** The `type` URI of a problem: `{publicUrl}/problems/<name>`. */
 export function problemType(name: ProblemName, publicUrl: string): string {
-  return 'plain' in PROBLEMS[name] ? 'about:blank' : `${publicUrl.replace(/\/+$/, '')}/problems/${name}`;
+  return `${publicUrl.replace(/\/+$/, '')}/problems/${name}`;
 }

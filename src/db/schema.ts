@@ -24,6 +24,8 @@ export interface WalletsTable {
   sign_public_key: string;
   sign_secret_sealed: string;
   seed_sealed: string | null;
+  /** The notification e-mail (lowercase) given when the wallet was first registered; later add_pub calls never change it. */
+  registration_email: string | null;
   created_at: bigint;
   updated_at: bigint;
 }
@@ -250,6 +252,73 @@ export interface RateLocksTable {
   expires_at: bigint;
 }
 
+/** A merchant dashboard profile; the e-mail (lowercase) is the login. */
+export interface ProfilesTable {
+  id: Generated<bigint>;
+  email: string;
+  firstname: string | null;
+  lastname: string | null;
+  mobile: string | null;
+  country: string | null;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
+/** A profile's current one-time code: only its HMAC is stored. `state` is open, used or dead. */
+export interface DashboardOtpsTable {
+  profile_id: bigint;
+  nonce: string;
+  code_hash: string;
+  state: 'open' | 'used' | 'dead';
+  failures: Generated<bigint>;
+  issued_at: bigint;
+  expires_at: bigint;
+  /** Profile fields posted with send_otp, applied once the code proves the e-mail. */
+  pending_fields_json: string | null;
+  requested_ip: string | null;
+}
+
+/** A dashboard session: only the SHA-256 of its token is stored. */
+export interface DashboardSessionsTable {
+  id: Generated<bigint>;
+  token_hash: string;
+  profile_id: bigint;
+  created_at: bigint;
+  expires_at: bigint;
+  ended_at: bigint | null;
+  ip: string | null;
+}
+
+/** A wallet a profile may see; `via` is 'notification_email' or 'operator'. */
+export interface ProfileWalletsTable {
+  profile_id: bigint;
+  wallet_id: bigint;
+  via: string;
+  created_at: bigint;
+}
+
+export interface RateLimitBucketsTable {
+  key: string;
+  touched_at: bigint;
+}
+
+export interface RateLimitEventsTable {
+  id: Generated<bigint>;
+  key: string;
+  at: bigint;
+}
+
+/** Who did what from where: logins, failed codes, associations, refunds. */
+export interface AuditEventsTable {
+  id: Generated<bigint>;
+  at: bigint;
+  action: string;
+  profile_id: bigint | null;
+  email: string | null;
+  ip: string | null;
+  detail_json: string | null;
+}
+
 /** The whole database as Kysely sees it; later capabilities extend it with their tables. */
 export interface Database {
   wallets: WalletsTable;
@@ -273,4 +342,11 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   outbox: OutboxTable;
   outbox_attempts: OutboxAttemptsTable;
+  profiles: ProfilesTable;
+  dashboard_otps: DashboardOtpsTable;
+  dashboard_sessions: DashboardSessionsTable;
+  profile_wallets: ProfileWalletsTable;
+  rate_limit_buckets: RateLimitBucketsTable;
+  rate_limit_events: RateLimitEventsTable;
+  audit_events: AuditEventsTable;
 }

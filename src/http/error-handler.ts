@@ -10,6 +10,8 @@ export function installErrorHandling(app: FastifyInstance, opts: { publicUrl: st
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const format = formatOf(request);
     if (error instanceof WalletApiError) {
+      const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+      if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
       return sendCode(reply, format, error.code, error.httpStatus, error.message);
     }
     if (error instanceof ProblemError) {

@@ -77,6 +77,7 @@ describe.each(testEngines())('the outbox on %s', (engine) => {
       db,
       clock,
       log,
+      masterKey,
       webhooks: new WebhookSender(db, masterKey, opts.allowPrivate ?? true, 2_000),
       mailer: new Mailer(opts.smtpUrl ?? null, dataDir, 'satgate <satgate@localhost>', log),
     });

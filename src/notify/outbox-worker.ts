@@ -6,6 +6,8 @@ import { nextAttemptAt } from './retry-schedule.ts';
 import type { AttemptOutcome, WebhookSender } from './webhook-sender.ts';
 import type { Mailer } from './mailer.ts';
 import { renderEventMail } from './event-mail.ts';
+import { openSealedMail } from './sealed-mail.ts';
+import type { MasterKey } from '../security/master-key.ts';
 import { PeriodicTask } from '../core/periodic-task.ts';
 
 /** Worker settings. */
@@ -15,6 +17,8 @@ export interface OutboxWorkerOptions {
   log: Logger;
   webhooks: WebhookSender;
   mailer: Mailer;
+  /** Opens sealed messages (login codes and other secrets never sit in the outbox in clear). */
+  masterKey: MasterKey;
   /** How often to look for due events (default 1000 ms). */
   intervalMs?: number;
   /** Events handled per round (default 20). */
@@ -70,7 +74,16 @@ export class OutboxWorker {
       outcome = await this.opts.webhooks.send(row.target, row.payload_json, row.wallet_id, row.event_id, now);
     } else {
       const payload = JSON.parse(row.payload_json) as Record<string, unknown>;
-      outcome = await this.opts.mailer.send({ to: row.target, ...renderEventMail(payload) }, row.event_id);
+      let sealed: { subject: string; text: string } | null = null;
+      let unreadable: string | null = null;
+      try {
+        sealed = openSealedMail(this.opts.masterKey, payload);
+      } catch {
+        unreadable = 'the sealed message cannot be opened with this master key';
+      }
+      outcome = unreadable
+        ? { ok: false, httpStatus: null, error: unreadable, durationMs: 0 }
+        : await this.opts.mailer.send({ to: row.target, ...(sealed ?? renderEventMail(payload)) }, row.event_id);
     }
     const attempt = Number(row.attempts) + 1;
     const doneAt = this.opts.clock();

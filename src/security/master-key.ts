@@ -1,4 +1,4 @@
-import { randomBytes, createCipheriv, createDecipheriv } from 'node:crypto';
+import { randomBytes, createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync, chmodSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -26,6 +26,11 @@ export class MasterKey {
   static fromBytes(bytes: Uint8Array): MasterKey {
     if (bytes.length !== 32) throw new Error('master key must be 32 bytes');
     return new MasterKey(Buffer.from(bytes));
+  }
+
+  /** A 32-byte key for one purpose (HMAC-SHA256 of the purpose under the master key); never stored. */
+  deriveKey(purpose: string): Buffer {
+    return createHmac('sha256', this.key).update(`satgate:${purpose}`, 'utf8').digest();
   }
 
   /** Encrypts a secret; the result is `v1:` + base64(iv ‖ tag ‖ ciphertext). */

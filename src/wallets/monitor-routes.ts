@@ -21,10 +21,10 @@ const AddressParam = Type.Object({ address: Type.String({ minLength: 1, maxLengt
 /** What the order-address and monitoring routes need from the context. */
 export interface MonitorRoutesContext {
   orderAddresses: OrderAddressDeps;
-  monitor: Pick<WalletMonitor, 'balance' | 'unspent' | 'walletTransactions'>;
+  monitor: Pick<WalletMonitor, 'balance' | 'unspent'>;
 }
 
-/** Wallet API operations 5, 8, 9 and 10: order addresses and what the chain shows for them. */
+/** Wallet API operations 8, 9 and 10: order addresses and what the chain shows for them. */
 export async function monitorRoutes(app: FastifyInstance, ctx: MonitorRoutesContext): Promise<void> {
   app.post<{ Body: Static<typeof SetAddrBody> }>(
     '/set_addr',
@@ -78,16 +78,5 @@ export async function monitorRoutes(app: FastifyInstance, ctx: MonitorRoutesCont
     },
     async (request) => ok({ unspent: await ctx.monitor.unspent(request.params.address) }),
   );
-
-  app.get<{ Params: { public_key: string } }>(
-    '/tx/:public_key',
-    {
-      schema: {
-        summary: 'Every transaction of the wallet registered with this public key (op 5)',
-        tags: ['wallet API'],
-        params: Type.Object({ public_key: Type.String({ minLength: 1, maxLength: 200 }) }),
-      },
-    },
-    async (request) => ok({ tx: await ctx.monitor.walletTransactions(request.params.public_key) }),
-  );
+  // GET /tx/:value (op 5 without a token, op 23 with one) is served by dashboard/routes.ts.
 }

@@ -103,6 +103,7 @@ export async function registerWallet(deps: RegistrationDeps, input: AddPubInput)
     sign_public_key: Buffer.from(keys.signPublicKey).toString('base64'),
     sign_secret_sealed: deps.masterKey.seal(keys.signSecretKey),
     seed_sealed: seedSealed,
+    registration_email: settings.notification_email?.toLowerCase() ?? null,
     created_at: now,
     updated_at: now,
   });
