@@ -1,10 +1,10 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import formbody from '@fastify/formbody';
 import type { AppContext } from './context.ts';
 import { VERSION } from '../core/version.ts';
-import { installErrorHandling } from '../http/error-handler.ts';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from '../http/error-handler.ts';
+import { refuseNulCharacters } from '../http/no-nul.ts';
 import { REDACT_PATHS, redactUrl } from '../http/log-redaction.ts';
 import { walletRoutes } from '../wallets/routes.ts';
 import { metricsRoutes } from './metrics.ts';
@@ -12,6 +12,7 @@ import { rateRoutes } from '../rates/routes.ts';
 import type { DevChain } from '../devchain/dev-chain.ts';
 import { paymentRoutes } from '../payments/routes.ts';
 import { pageRoutes } from '../pages/routes.ts';
+import { formRoutes } from '../forms/routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 
 /** Largest JSON body accepted (DESIGN.md section 7). */
@@ -43,14 +44,20 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
               req: (req) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
             },
           },
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
+    // Strict input: a wrong type is an error, never coerced (["x"] is not "x", "0x10" is not 16).
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    frameworkErrors: frameworkErrorHandler({ publicUrl: ctx.config.publicUrl }),
+    clientErrorHandler: clientErrorHandler({ publicUrl: ctx.config.publicUrl }),
     forceCloseConnections: true,
     // Only the configured proxies may name the client (X-Forwarded-For): per-IP limits depend on request.ip.
     trustProxy: ctx.config.trustProxy.length > 0 ? ctx.config.trustProxy : false,
     return503OnClosing: true,
   });
   installErrorHandling(app, { publicUrl: ctx.config.publicUrl });
-  await app.register(formbody, { bodyLimit: BODY_LIMIT });
+  // Bodies are JSON (and forms for the OAuth token endpoint): a text/plain body is an unsupported media type,
+  // not a string for the schema to puzzle over.
+  app.removeContentTypeParser('text/plain');
+  refuseNulCharacters(app);
   await app.register(swagger, {
     openapi: {
       info: {
@@ -83,6 +90,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await app.register(async (scope) => walletRoutes(scope, ctx.wallets));
   await app.register(async (scope) => paymentRoutes(scope, ctx.payments));
   await app.register(async (scope) => pageRoutes(scope, ctx));
+  await app.register(async (scope) => formRoutes(scope, ctx));
   await app.register(async (scope) => rateRoutes(scope, ctx));
   await app.register(async (scope) => dashboardRoutes(scope, ctx.dashboard));
   const devChain = opts.devChain;

@@ -11,6 +11,7 @@ import type { RateHistory } from '../rates/rate-history.ts';
 import type { OutboxWorker } from '../notify/outbox-worker.ts';
 import type { Mailer } from '../notify/mailer.ts';
 import type { Payments } from '../payments/payments.ts';
+import type { Forms } from '../forms/forms.ts';
 import type { Wallets } from '../wallets/wallets.ts';
 import type { Dashboard } from '../dashboard/dashboard.ts';
 
@@ -30,6 +31,8 @@ export interface AppContext {
   notify: { worker: OutboxWorker; mailer: Mailer };
   /** Payment API v1: OAuth clients, operations 26 to 29, the status machine, the hosted page's lookup. */
   payments: Payments;
+  /** Payment forms (operations 13 and 14, the form page) and the order state of forms and set_addr orders (6.2). */
+  forms: Forms;
   /** The merchant dashboard: OTP login, sessions, profiles, accounts (operations 18 to 23). */
   dashboard: Dashboard;
   /** Wallet API: registration, order addresses, balances; its repository and issuer serve payments too. */

@@ -10,6 +10,7 @@ import { OutboxWorker } from '../notify/outbox-worker.ts';
 import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
+import { createForms } from '../forms/forms.ts';
 import { createWallets } from '../wallets/wallets.ts';
 import { createDashboard } from '../dashboard/dashboard.ts';
 import type { AppContext } from './context.ts';
@@ -67,6 +68,18 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     repo: wallets.repo,
     isSupportedCurrency,
   });
+  const forms = createForms({
+    config,
+    db,
+    clock,
+    log,
+    masterKey,
+    rates: rateService.rates,
+    chains,
+    issuer: wallets.issuer,
+    repo: wallets.repo,
+    isSupportedCurrency,
+  });
   return {
     config,
     db,
@@ -80,6 +93,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     chains,
     notify: { worker, mailer },
     payments,
+    forms,
     wallets,
     dashboard: createDashboard({
       db,
@@ -94,10 +108,12 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       chains.start();
       worker.start();
       payments.machine.start();
+      forms.tracker.start();
     },
     stopBackground: async () => {
       await chains.close();
       await payments.machine.stop();
+      await forms.tracker.stop();
       await worker.stop();
       await rateService.stop();
     },

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { loadConfig, type Config } from '../config/config.ts';
@@ -14,7 +14,9 @@ import { startDevChain, type DevChain } from '../devchain/dev-chain.ts';
 /** Starts the whole service in this process and stops it cleanly on SIGTERM or SIGINT. */
 export async function runServer(config: Config = loadConfig()): Promise<void> {
   const log = pino({ level: config.logLevel });
-  mkdirSync(config.dataDir, { recursive: true });
+  // The data directory holds the database, the master key and mail: its owner's eyes only.
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(config.dataDir, 0o700);
   const { masterKey, created } = MasterKey.loadOrCreate(config.masterKeyFile);
   if (created) {
     log.warn(

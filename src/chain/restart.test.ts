@@ -83,3 +83,44 @@ describe.each(cases)('a satgate process killed with SIGKILL on %s, reading the c
     server = undefined;
   }, 120_000);
 });
+
+describe('a satgate process on SQLite killed with SIGKILL and started again at once', () => {
+  let node: RegtestNode;
+  let testDb: TestDb;
+  let server: ServerProcess | undefined;
+
+  beforeAll(async () => {
+    node = await startRegtestNode();
+    testDb = await createTestDb('sqlite');
+    await testDb.db.close();
+  });
+  afterAll(async () => {
+    server?.child.kill('SIGKILL');
+    await testDb?.dispose();
+    await node?.stop();
+  });
+
+  it('starts every time, 20 times in a row: the kernel drops the lock with the process', async () => {
+    const env = {
+      ...testDb.env,
+      SATGATE_TEST_RPC_URL: node.rpcUrl,
+      SATGATE_TEST_NETWORK: 'regtest',
+      SATGATE_RATES_FILE: writeRatesFile(),
+      SATGATE_POLL_MS: '100',
+    };
+    server = await startServerProcess(env);
+    const pids = new Set<number>();
+    for (let i = 0; i < 20; i++) {
+      pids.add(server.child.pid!);
+      server.child.kill('SIGKILL');
+      // No wait for the exit to be reaped: the old process may still be a zombie, as after `kill -9; npm start`.
+      server = await startServerProcess(env);
+    }
+    expect(pids.size).toBe(20);
+    // And a second live server is still refused, naming the one that runs.
+    await expect(startServerProcess({ ...env })).rejects.toThrow(`another satgate server (pid ${server.child.pid})`);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    server = undefined;
+  }, 300_000);
+});

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { createTestDb, testEngines, type TestDb } from '../../test/support/test-
 import { openDb, type Db } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { MasterKey } from '../security/master-key.ts';
+import { ProcessLock } from '../db/sqlite-lock.ts';
 import { WalletRepository } from '../wallets/wallet-repository.ts';
 import { registerWallet } from '../wallets/wallet-registration.ts';
 import { runCli } from '../../test/support/server-process.ts';
@@ -229,9 +230,16 @@ describe.each(testEngines())('satgate CLI on %s', (engine) => {
     expect(registered.return).toBe('0');
     expect(registered.api_id).toMatch(/^live_/);
 
+    if (engine === 'sqlite') {
+      // Owner-only files: the database with its WAL, the lock, the master key; the directory itself.
+      expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+      for (const f of ['satgate.sqlite', 'satgate.sqlite-wal', 'satgate.lock', 'satgate.pid', 'master.key']) {
+        expect((statSync(join(dataDir, f)).mode & 0o777).toString(8), f).toBe('600');
+      }
+    }
     first.child.kill('SIGTERM');
     expect(await first.exited, first.output()).toBe(0);
-    expect(existsSync(lockFile)).toBe(false);
+    if (engine === 'sqlite') ProcessLock.acquire(lockFile).release();
 
     const restarted = await startServer(port);
     const again = await postAddPub(port, { pub: ZPUB });
@@ -239,6 +247,5 @@ describe.each(testEngines())('satgate CLI on %s', (engine) => {
     expect(again.server_public_key).toBe(registered.server_public_key);
     restarted.child.kill('SIGTERM');
     expect(await restarted.exited, restarted.output()).toBe(0);
-    expect(existsSync(lockFile)).toBe(false);
   }, 180_000);
 });

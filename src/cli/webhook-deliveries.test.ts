@@ -103,7 +103,7 @@ describe.each(testEngines())('satgate webhook deliveries on %s', (engine) => {
   it('an unknown payment or event is a clear error', async () => {
     const unknown = await runCli(['webhook', 'deliveries', 'pay_nope'], testDb.env);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('no payment with reference pay_nope');
+    expect(unknown.stderr).toContain('no payment, payment form or order address pay_nope');
     const noEvent = await runCli(['webhook', 'deliveries', 'pay_cli_example', '--redeliver', 'evt_nope'], testDb.env);
     expect(noEvent.code).toBe(2);
     expect(noEvent.stderr).toContain('no event evt_nope');

@@ -6,6 +6,7 @@
 export const PROBLEMS = {
   'invalid-request': { status: 400, title: 'Bad Request' },
   'malformed-body': { status: 400, title: 'Bad Request' },
+  'malformed-url': { status: 400, title: 'Bad Request' },
   unauthorized: { status: 401, title: 'Unauthorized' },
   forbidden: { status: 403, title: 'Forbidden' },
   'not-found': { status: 404, title: 'Not Found' },
@@ -13,6 +14,7 @@ export const PROBLEMS = {
   'idempotency-key-in-use': { status: 409, title: 'Conflict' },
   'payment-invalid': { status: 410, title: 'Gone' },
   'payload-too-large': { status: 413, title: 'Payload Too Large' },
+  'headers-too-large': { status: 431, title: 'Request Header Fields Too Large' },
   'idempotency-key-reused': { status: 422, title: 'Unprocessable Content' },
   'internal-error': { status: 500, title: 'Internal Server Error' },
   'service-unavailable': { status: 503, title: 'Service Unavailable' },

@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, SqliteDialect, sql } from 'kysely';
+import { createPrivate } from './sqlite-lock.ts';
 import { SchemaScopedPostgresDialect } from './pg-introspector.ts';
 import type { Database } from './schema.ts';
 
@@ -28,7 +29,7 @@ const INT8_OID = 20;
 /** Opens SQLite (WAL, synchronous=FULL, foreign keys, busy timeout) or a PostgreSQL pool. */
 export function openDb(target: DbTarget): Db {
   if (target.engine === 'sqlite') {
-    if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true });
+    if (target.file !== ':memory:') createPrivateDatabaseFiles(target.file);
     const raw = new BetterSqlite3(target.file);
     raw.pragma('journal_mode = WAL');
     raw.pragma('synchronous = FULL');
@@ -66,6 +67,16 @@ export function openDb(target: DbTarget): Db {
     },
     close: () => kysely.destroy(),
   };
+}
+
+/**
+ * Creates the database file readable by its owner only before SQLite opens it: SQLite gives its WAL and shared
+ * memory files the database file's mode, so they follow. Files of an older install are tightened too.
+ */
+function createPrivateDatabaseFiles(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  createPrivate(file);
+  for (const side of [`${file}-wal`, `${file}-shm`, `${file}-journal`]) if (existsSync(side)) chmodSync(side, 0o600);
 }
 
 /** Chooses the database from DATABASE_URL, or the embedded SQLite file under the data directory. */

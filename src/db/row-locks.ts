@@ -2,8 +2,8 @@ import { sql, type Transaction } from 'kysely';
 import type { Engine } from './database.ts';
 import type { Database } from './schema.ts';
 
-/** Tables whose rows writers serialise on: a wallet (issuing its addresses), a payment (re-deriving its status). */
-export type LockableTable = 'wallets' | 'payments';
+/** Tables whose rows writers serialise on: a wallet (issuing its addresses), a payment, form or set_addr order (re-deriving its status). */
+export type LockableTable = 'wallets' | 'payments' | 'payment_forms' | 'address_orders';
 
 /**
  * Serialises writers of one row inside a transaction: PostgreSQL locks the row (FOR UPDATE);

@@ -111,6 +111,15 @@ export interface AddressOrdersTable {
   payload_json: string | null;
   created_at: bigint;
   reserved_until: bigint;
+  /** Derived order state (6.2), null for orders made before payment updates existed. */
+  order_status: string | null;
+  payment_status: string | null;
+  status_at: bigint | null;
+  /** JSON object txid → confirmed (boolean): what the last notification reported. */
+  tx_snapshot_json: string | null;
+  open_txs: Generated<bigint>;
+  /** The order's auth_response_token, sealed with the master key. */
+  auth_token_sealed: string | null;
 }
 
 export interface OauthClientsTable {
@@ -216,6 +225,9 @@ export interface OutboxTable {
   last_error: string | null;
   created_at: bigint;
   delivered_at: bigint | null;
+  /** The order the event is about: 'form' (payment_forms.id) or 'address' (address_orders.id). */
+  order_kind: string | null;
+  order_id: bigint | null;
 }
 
 export interface OutboxAttemptsTable {
@@ -250,6 +262,81 @@ export interface RateLocksTable {
   rate_at: bigint;
   locked_at: bigint;
   expires_at: bigint;
+}
+
+/** A payment form (operation 14): the merchant's order, the payer's fields and the derived order state. */
+export interface PaymentFormsTable {
+  id: Generated<bigint>;
+  /** SHA-256 of the form token (the token itself is only in the page URL). */
+  token_hash: string;
+  wallet_id: bigint;
+  address_id: bigint;
+  order_id: string;
+  /** Exact decimal in the order currency. */
+  order_amount: string;
+  order_currency: string;
+  user_id: string | null;
+  user_email: string | null;
+  payment_cancel_url: string;
+  payment_complete_url: string;
+  payment_update_url: string;
+  site_name: string;
+  /** JSON array of field objects (2.7), with the payer's values once submitted. */
+  user_fields_json: string;
+  auth_token_sealed: string;
+  auth_token_hash: string;
+  fields_submitted_at: bigint | null;
+  /** End of the current rate lock (the first one or the latest refresh). */
+  lock_expires_at: bigint;
+  order_status: string;
+  payment_status: string;
+  status_at: bigint;
+  tx_snapshot_json: string;
+  open_txs: Generated<bigint>;
+  created_at: bigint;
+}
+
+/** One rate lock of a form: the first at creation, then one per refresh. */
+export interface FormRateLocksTable {
+  id: Generated<bigint>;
+  form_id: bigint;
+  rate_lock_id: bigint;
+  rate: string;
+  rate_at: bigint;
+  locked_at: bigint;
+  expires_at: bigint;
+}
+
+/** A change of a payment form's order status, with its cause. */
+export interface FormTransitionsTable {
+  id: Generated<bigint>;
+  form_id: bigint;
+  from_status: string | null;
+  to_status: string;
+  cause: string;
+  at: bigint;
+}
+
+/** The spot rate an output first seen after its order's lock ran out is valued at ('locked' when none was fresh). */
+export interface OrderOutputRatesTable {
+  order_kind: string;
+  order_id: bigint;
+  txid: string;
+  vout: bigint;
+  rate: string;
+  rate_at: bigint;
+  source: string;
+  created_at: bigint;
+}
+
+/** A change of a set_addr order's order status, with its cause. */
+export interface AddressOrderTransitionsTable {
+  id: Generated<bigint>;
+  address_order_id: bigint;
+  from_status: string | null;
+  to_status: string;
+  cause: string;
+  at: bigint;
 }
 
 /** A merchant dashboard profile; the e-mail (lowercase) is the login. */
@@ -342,6 +429,11 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   outbox: OutboxTable;
   outbox_attempts: OutboxAttemptsTable;
+  payment_forms: PaymentFormsTable;
+  form_rate_locks: FormRateLocksTable;
+  form_transitions: FormTransitionsTable;
+  address_order_transitions: AddressOrderTransitionsTable;
+  order_output_rates: OrderOutputRatesTable;
   profiles: ProfilesTable;
   dashboard_otps: DashboardOtpsTable;
   dashboard_sessions: DashboardSessionsTable;

@@ -1,47 +1,73 @@
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import BetterSqlite3 from 'better-sqlite3';
 
-/** Held while a server process owns the embedded database; CLI commands do not take it. */
+/**
+ * Held while a server process owns the embedded database; CLI commands do not take it.
+ *
+ * The lock is an exclusive SQLite transaction on a side database file (`satgate.lock`), which SQLite takes with
+ * an `fcntl` lock: the kernel drops it when the process dies, however it dies (SIGKILL, OOM, power loss of a
+ * container), so a crash never blocks the next start. A pid file was not enough: `kill(pid, 0)` succeeds on a
+ * zombie and on any process that later reuses the pid. The pid beside it (`satgate.pid`) only names the holder in
+ * the refusal message; it is never trusted to decide anything.
+ */
 export class ProcessLock {
-  private constructor(private readonly file: string) {}
+  private constructor(
+    private readonly handle: BetterSqlite3.Database,
+    private readonly pidFile: string,
+  ) {}
 
-  /** Takes the lock file or throws naming the process that holds it; a stale lock (dead pid) is taken over. */
+  /** Takes the lock or throws naming the process that holds it. */
   static acquire(file: string): ProcessLock {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const fd = openSync(file, 'wx', 0o600);
-        writeSync(fd, `${process.pid}\n`);
-        closeSync(fd);
-        return new ProcessLock(file);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        const pid = Number(readFileSync(file, 'utf8').trim());
-        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
-          throw new Error(
-            `another satgate server (pid ${pid}) is using this data directory (${file}); ` +
-              'stop it first, or use PostgreSQL (DATABASE_URL) to run several processes',
-          );
-        }
-        unlinkSync(file);
-      }
+    createPrivate(file);
+    const handle = new BetterSqlite3(file, { timeout: 0 });
+    const pidFile = pidFileFor(file);
+    try {
+      // A rollback journal (not WAL: WAL readers never block) and an exclusive transaction that is never
+      // committed: nobody else can even read the file while we live. No write happens, so no journal is left.
+      handle.pragma('journal_mode = DELETE');
+      handle.exec('BEGIN EXCLUSIVE');
+    } catch (err) {
+      handle.close();
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+      const pid = readPid(pidFile);
+      throw new Error(
+        `another satgate server (pid ${pid ?? 'unknown'}) is using this data directory (${file}); ` +
+          'stop it first, or use PostgreSQL (DATABASE_URL) to run several processes',
+      );
     }
-    throw new Error(`could not take the lock file ${file}`);
+    writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
+    chmodSync(pidFile, 0o600);
+    return new ProcessLock(handle, pidFile);
   }
 
-  /** Removes the lock file. */
+  /** Releases the lock (the kernel would on exit anyway); the files stay for the next start. */
   release(): void {
+    if (!this.handle.open) return;
     try {
-      unlinkSync(this.file);
+      writeFileSync(this.pidFile, '');
     } catch {
-      // already gone: nothing to release
+      // the pid file is only informative
     }
+    this.handle.close();
   }
 }
 
-function isAlive(pid: number): boolean {
+/** The informative pid file that goes with a lock file. */
+export function pidFileFor(lockFile: string): string {
+  return lockFile.replace(/\.lock$/, '') + '.pid';
+}
+
+/** Creates the file (if absent) readable by its owner only, and tightens an existing one. */
+export function createPrivate(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
+}
+
+function readPid(pidFile: string): number | null {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
   }
 }

@@ -28,7 +28,7 @@ export async function startDevChain(dataDir: string, log: Logger): Promise<DevCh
     );
   }
   const dir = join(dataDir, 'devchain');
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const keyFile = join(dir, 'payer.key');
   if (!existsSync(keyFile)) writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
   const payerKey = Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'hex');

@@ -40,6 +40,14 @@ interface BcoinFullNode {
   close(): Promise<void>;
   getCoinsByAddress(addrs: BcoinAddress[]): Promise<BcoinCoin[]>;
   chain: { height: number };
+  mempool: BcoinMempool;
+}
+interface BcoinMempool {
+  lastFlush: number;
+  map: Map<string, unknown>;
+  cache: { sync(hash: string): void; flush(): Promise<void>; db: { binding: { iterator(options: Record<string, unknown>): unknown } } };
+  _addBlock(block: { hash: string }, txs: unknown[]): Promise<unknown>;
+  _removeBlock(block: { prevBlock: string }, txs: unknown[]): Promise<unknown>;
 }
 interface Bcoin {
   FullNode: new (options: Record<string, unknown>) => BcoinFullNode;
@@ -85,7 +93,8 @@ export async function startRegtestNode(options: RegtestNodeOptions = {}): Promis
   const apiKey = randomBytes(16).toString('hex');
   const node = new bcoin.FullNode({
     network: 'regtest',
-    ...(options.prefix ? { memory: false, prefix: options.prefix } : { memory: true }),
+    // A chain on disk keeps its mempool on disk too: an unconfirmed development payment must survive a restart.
+    ...(options.prefix ? { memory: false, prefix: options.prefix, persistentMempool: true } : { memory: true }),
     indexTX: true,
     indexAddress: true,
     listen: false,
@@ -97,7 +106,10 @@ export async function startRegtestNode(options: RegtestNodeOptions = {}): Promis
     logConsole: false,
   });
   // bcoin only creates its data directories in ensure(); open() on a new prefix fails without them.
-  if (options.prefix) await node.ensure();
+  if (options.prefix) {
+    await node.ensure();
+    persistMempoolReliably(node.mempool);
+  }
   await node.open();
   const harness = new RegtestNode(node, `http://satgate:${apiKey}@127.0.0.1:${port}/`, options.feeRate ?? 2n, options.payerKey, Boolean(options.prefix));
   try {
@@ -108,6 +120,39 @@ export async function startRegtestNode(options: RegtestNodeOptions = {}): Promis
     throw err;
   }
   return harness;
+}
+
+/**
+ * Makes bcoin 1.0.2's persistent mempool keep what it should across a stop or a crash. Two gaps in it:
+ * it writes the mempool cache at most every 10 s (and not on close), so a transaction accepted just before a
+ * crash is lost; and it records the chain tip in the cache only when the mempool is non-empty, so after blocks
+ * mined on an empty mempool the cache's tip is stale and the next start wipes every entry ("Mempool tip not
+ * consistent"). Both hooks run under the mempool's own lock, as bcoin's own flushes do. And with the leveldown
+ * 5.6.0 this project installs (see package.json overrides), bcoin's database layer passes unset range bounds as
+ * null, which that leveldown takes as real bounds, so reading the saved entries back finds none. Call before open().
+ */
+function persistMempoolReliably(mempool: BcoinMempool): void {
+  const binding = mempool.cache.db.binding;
+  const iterator = binding.iterator.bind(binding);
+  binding.iterator = (options) => iterator(Object.fromEntries(Object.entries(options).filter(([, v]) => v !== null && v !== undefined)));
+  // Its flush timer reads lastFlush: pinned at 0, every accepted transaction is written at once.
+  Object.defineProperty(mempool, 'lastFlush', { get: () => 0, set: () => {} });
+  const addBlock = mempool._addBlock.bind(mempool);
+  const removeBlock = mempool._removeBlock.bind(mempool);
+  mempool._addBlock = async (block, txs) => {
+    if (mempool.map.size === 0) {
+      mempool.cache.sync(block.hash);
+      await mempool.cache.flush();
+    }
+    return addBlock(block, txs);
+  };
+  mempool._removeBlock = async (block, txs) => {
+    if (mempool.map.size === 0) {
+      mempool.cache.sync(block.prevBlock);
+      await mempool.cache.flush();
+    }
+    return removeBlock(block, txs);
+  };
 }
 
 /** Handle on a running regtest node and its payer wallet. */
@@ -124,6 +169,7 @@ export class RegtestNode {
   /** Coins tracked by scanning blocks, for a persistent node; null when bcoin's address index serves them. */
   private readonly ownCoins: Map<string, BcoinCoin> | null;
   private scannedHeight = 0;
+  private mempoolScanned = false;
 
   constructor(
     private readonly node: BcoinFullNode,
@@ -220,6 +266,15 @@ export class RegtestNode {
       const block = parseBlock(await this.rpc.getRawBlock(await this.rpc.getBlockHash(h)));
       for (const tx of block.txs) this.noteTx(tx, h);
       this.scannedHeight = h;
+    }
+    if (!this.mempoolScanned) {
+      // After a restart the persisted mempool may hold our own unconfirmed spends: apply them once, so the
+      // next payment neither double-spends their inputs nor forgets their change.
+      this.mempoolScanned = true;
+      for (const txid of await this.rpc.getRawMempool()) {
+        const raw = await this.rpc.getRawTransaction(txid);
+        if (raw) this.noteTx(parseTransaction(raw), -1);
+      }
     }
     return [...own.values()];
   }

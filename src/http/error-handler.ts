@@ -33,13 +33,14 @@ export function installErrorHandling(app: FastifyInstance, opts: { publicUrl: st
     if (status === 413 || error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return format === 'problem'
         ? sendProblem(reply, 'payload-too-large', 'The request body is larger than 1 MiB.')
-        : sendCode(reply, format, '201', 413, 'Wrong or missing argument: request body is larger than 1 MiB');
+        : sendCode(reply, format, '201', 400, 'Wrong or missing argument: request body is larger than 1 MiB');
     }
     if (status >= 400 && status < 500) {
-      // Malformed JSON, wrong content type and the like: the client's mistake, said plainly.
+      // Malformed JSON, wrong content type and the like: the client's mistake, said plainly. The wallet API keeps
+      // DESIGN.md's table (201 is HTTP 400) whatever status Fastify chose (415, 400).
       return format === 'problem'
         ? sendProblem(reply, 'malformed-body', error.message, undefined, status)
-        : sendCode(reply, format, '201', status, `Wrong or missing argument: ${error.message}`);
+        : sendCode(reply, format, '201', 400, `Wrong or missing argument: ${error.message}`);
     }
     request.log.error({ err: error }, 'unhandled error');
     return format === 'problem'
@@ -48,6 +49,13 @@ export function installErrorHandling(app: FastifyInstance, opts: { publicUrl: st
   });
 
   app.setNotFoundHandler((request, reply) => {
+    if (request.url.startsWith('/oauth/')) {
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+      return reply.status(404).type('application/json').send({
+        error: 'invalid_request',
+        error_description: `no endpoint at ${request.method} ${request.url.split('?')[0]}; the token endpoint is POST /oauth/token`,
+      });
+    }
     if (request.url.startsWith('/api/')) {
       return sendProblem(reply, 'no-such-operation', `No operation at ${request.method} ${request.url.split('?')[0]}.`);
     }
@@ -58,8 +66,87 @@ export function installErrorHandling(app: FastifyInstance, opts: { publicUrl: st
 function formatOf(request: FastifyRequest): ErrorFormat {
   const configured = request.routeOptions?.config?.errorFormat;
   if (configured) return configured;
-  return request.url.startsWith('/api/') ? 'problem' : 'envelope';
+  return formatOfPath(request.url);
 }
+
+/** The error format of a path no route has claimed yet: the payment API under /api/, else the wallet envelope. */
+function formatOfPath(url: string): ErrorFormat {
+  return url.startsWith('/api/') ? 'problem' : 'envelope';
+}
+
+/**
+ * Fastify's `frameworkErrors`: failures before any route runs (a path that is not valid percent-encoding, a path
+ * parameter longer than the router takes) answer in the interface's shape, not Fastify's own JSON.
+ */
+export function frameworkErrorHandler(opts: { publicUrl: string }) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const detail =
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is longer than any valid value' : 'the path is not valid percent-encoding';
+    if (request.url.startsWith('/oauth/')) return writeTokenError(reply, detail);
+    if (formatOfPath(request.url) === 'problem') {
+      return writeProblem(reply, 'malformed-url', problemType('malformed-url', opts.publicUrl), `The URL is malformed: ${detail}.`);
+    }
+    return sendCode(reply, 'envelope', '201', 400, `Wrong or missing argument: ${detail}`);
+  };
+}
+
+function writeTokenError(reply: FastifyReply, description: string) {
+  reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+  return reply.status(400).type('application/json').send({ error: 'invalid_request', error_description: description });
+}
+
+/**
+ * Node's `clientError`: requests the HTTP parser refuses before Fastify sees them (headers over 16 KiB, an unknown
+ * method, a broken request line). The answer is written on the socket in the shape of the part of the interface
+ * the request line names: problem details under /api/, RFC 6749 under /oauth/, the wallet envelope elsewhere.
+ */
+export function clientErrorHandler(opts: { publicUrl: string }) {
+  return (error: Error, socket: import('node:net').Socket) => {
+    const err = error as NodeJS.ErrnoException & { rawPacket?: unknown };
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const raw = Buffer.isBuffer(err.rawPacket) ? err.rawPacket : Buffer.alloc(0);
+    const line = raw.subarray(0, 2048).toString('latin1').split('\r\n')[0] ?? '';
+    const path = line.split(' ')[1] ?? '';
+    let status: number;
+    let type = 'application/json';
+    let body: Record<string, unknown>;
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      status = 408;
+      body = { return: '201', status: 'Wrong or missing argument: the request did not arrive in time' };
+    } else if (err.code === 'HPE_HEADER_OVERFLOW') {
+      status = 431;
+      body = { return: '201', status: 'Wrong or missing argument: the request headers are larger than 16 KiB' };
+    } else if (err.code === 'HPE_INVALID_METHOD') {
+      status = 404;
+      body = { return: '999', status: WALLET_API_CODES['999'].message };
+    } else {
+      status = 400;
+      body = { return: '201', status: 'Wrong or missing argument: the request is not valid HTTP' };
+    }
+    if (path.startsWith('/api/')) {
+      const name: ProblemName = status === 431 ? 'headers-too-large' : status === 404 ? 'no-such-operation' : 'malformed-body';
+      type = 'application/problem+json';
+      body = { type: problemType(name, opts.publicUrl), title: PROBLEMS[name].title, status: status === 408 ? 408 : PROBLEMS[name].status, detail: String(body.status).replace(/^Wrong or missing argument: /, '') };
+      status = body.status as number;
+    } else if (path.startsWith('/oauth/')) {
+      body = { error: 'invalid_request', error_description: String(body.status).replace(/^Wrong or missing argument: /, '') };
+      status = status === 431 ? 431 : 400;
+    } else if (status !== 408) {
+      // DESIGN.md's table: 201 is HTTP 400 and 999 is 404, whatever the parser objected to.
+      status = body.return === '999' ? 404 : 400;
+    }
+    const text = JSON.stringify(body);
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Bad Request'}\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
+          `Content-Type: ${type}\r\nConnection: close\r\n\r\n${text}`,
+      );
+    }
+    socket.destroy();
+  };
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
 function sendCode(reply: FastifyReply, format: ErrorFormat, code: string, http: number, status: string) {
   const key = format === 'result' ? 'result' : 'return';

@@ -55,3 +55,8 @@ export function minorUnits(code: string): number {
   if (units === undefined) throw new RangeError(`unknown ISO 4217 currency code ${JSON.stringify(code)}`);
   return units;
 }
+
+/** A well-formed currency code: three ASCII letters, any case (DESIGN.md: currency codes in any case). */
+export function isCurrencyCode(value: string): boolean {
+  return /^[A-Za-z]{3}$/.test(value);
+}

@@ -44,7 +44,7 @@ export class Mailer {
         await this.transport.sendMail(mail);
       } else {
         const built = await nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }).sendMail(mail);
-        mkdirSync(this.fileDir, { recursive: true });
+        mkdirSync(this.fileDir, { recursive: true, mode: 0o700 });
         const file = join(this.fileDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${eventId}.eml`);
         writeFileSync(file, built.message as Buffer, { mode: 0o600 });
         if (!this.announced) {

@@ -150,17 +150,28 @@ describe.each(testEngines())('the outbox on %s', (engine) => {
     }
   });
 
-  it('a loopback webhook URL is refused at send time unless private webhooks are allowed', async () => {
+  it('a loopback webhook URL is refused at send time unless private webhooks are allowed, and failed at once with the reason', async () => {
     const shop = await merchant([200]);
     try {
       await enqueue(testDb.db, 'webhook', shop.url);
       await worker(testDb.db, { allowPrivate: false }).runOnce();
       expect(shop.requests).toHaveLength(0);
       const row = await testDb.db.kysely.selectFrom('outbox').selectAll().executeTakeFirstOrThrow();
-      expect(row.last_error).toMatch(/refused/);
+      // Not retried for three days: the target will not stop being loopback.
+      expect(row.state).toBe('failed');
+      expect(Number(row.attempts)).toBe(1);
+      expect(row.last_error).toMatch(/^refused: 127\.0\.0\.1 resolves to 127\.0\.0\.1, a loopback address/);
     } finally {
       await shop.close();
     }
+  });
+
+  it('a webhook host that does not resolve is retried: DNS may answer later', async () => {
+    await enqueue(testDb.db, 'webhook', 'http://no-such-host.invalid/hook');
+    await worker(testDb.db, { allowPrivate: false }).runOnce();
+    const row = await testDb.db.kysely.selectFrom('outbox').selectAll().executeTakeFirstOrThrow();
+    expect(row.state).toBe('pending');
+    expect(row.last_error).toMatch(/^dns: cannot resolve no-such-host\.invalid/);
   });
 
   it('an event still failing after three days is given up as failed', async () => {

@@ -87,7 +87,8 @@ export class OutboxWorker {
     }
     const attempt = Number(row.attempts) + 1;
     const doneAt = this.opts.clock();
-    const retryAt = outcome.ok ? null : nextAttemptAt(attempt, Number(row.created_at), doneAt);
+    // A target refused for what it is (loopback, private, metadata) stays refused: failed now, with the reason.
+    const retryAt = outcome.ok || outcome.permanent ? null : nextAttemptAt(attempt, Number(row.created_at), doneAt);
     await this.opts.db.kysely.transaction().execute(async (trx) => {
       await trx
         .insertInto('outbox_attempts')
@@ -115,6 +116,7 @@ export class OutboxWorker {
     });
     const fields = { event_id: row.event_id, kind: row.kind, attempt, status: outcome.httpStatus };
     if (outcome.ok) this.opts.log.info(fields, 'notification delivered');
+    else if (outcome.permanent) this.opts.log.error({ ...fields, error: outcome.error }, 'notification failed for good: its target is refused');
     else if (retryAt === null) this.opts.log.error({ ...fields, error: outcome.error }, 'notification failed for good after its retry window');
     else this.opts.log.warn({ ...fields, error: outcome.error, retry_at: new Date(retryAt).toISOString() }, 'notification failed; will retry');
   }

@@ -11,6 +11,8 @@ export interface OutboxEntry {
   payload: Record<string, unknown>;
   walletId: bigint | null;
   paymentId: bigint | null;
+  /** The payment form ('form') or set_addr order ('address') the event is about, for listing deliveries. */
+  order?: { kind: 'form' | 'address'; id: bigint };
 }
 
 /**
@@ -37,6 +39,8 @@ export async function enqueueNotifications(trx: Transaction<Database>, entries: 
         locked_until: null,
         last_error: null,
         delivered_at: null,
+        order_kind: e.order?.kind ?? null,
+        order_id: e.order?.id ?? null,
       })
       .execute();
   }

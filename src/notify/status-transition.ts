@@ -10,6 +10,8 @@ import { enqueueNotifications, type OutboxEntry } from './outbox.ts';
  */
 export const TRANSITION_TABLES = {
   payment_transitions: 'payment_id',
+  form_transitions: 'form_id',
+  address_order_transitions: 'address_order_id',
 } as const satisfies { [T in keyof Database]?: string };
 
 /** A transition table. */

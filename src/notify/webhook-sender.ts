@@ -9,6 +9,11 @@ export interface AttemptOutcome {
   httpStatus: number | null;
   error: string | null;
   durationMs: number;
+  /**
+   * True when retrying cannot help: the target is refused by the SSRF guard for what it is (loopback, private,
+   * metadata, a bad scheme), not for a passing reason. A DNS failure or a timeout is not permanent.
+   */
+  permanent?: boolean;
 }
 
 /** Sends webhook events: signed with the wallet's secret(s), to a checked address, redirects not followed. */
@@ -52,7 +57,8 @@ export class WebhookSender {
       };
     } catch (err) {
       const message = err instanceof SafePostError ? `${err.kind}: ${err.message}` : err instanceof Error ? err.message : String(err);
-      return { ok: false, httpStatus: null, error: message, durationMs: Date.now() - started };
+      const permanent = err instanceof SafePostError && err.kind === 'refused';
+      return { ok: false, httpStatus: null, error: message, durationMs: Date.now() - started, permanent };
     }
   }
 }

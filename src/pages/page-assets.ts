@@ -25,6 +25,7 @@ export const ASSET_PREFIX = '/pay/assets/';
 const TYPES: Record<string, string> = {
   'page.css': 'text/css; charset=utf-8',
   'page.js': 'text/javascript; charset=utf-8',
+  'form.js': 'text/javascript; charset=utf-8',
 };
 
 /** Reads the page assets from disk (from `dir`, default src/pages/assets). */
@@ -38,7 +39,9 @@ export function loadPageAssets(dir: URL = new URL('./assets/', import.meta.url))
     version[name] = hash;
   }
   return {
-    urls: { css: `${ASSET_PREFIX}page.css?v=${version['page.css']}`, js: `${ASSET_PREFIX}page.js?v=${version['page.js']}` },
+    urls: { css: `${ASSET_PREFIX}page.css?v=${version['page.css']}`, js: `${ASSET_PREFIX}page.js?v=${version['page.js']}`,
+      formJs: `${ASSET_PREFIX}form.js?v=${version['form.js']}`,
+    },
     files,
   };
 }

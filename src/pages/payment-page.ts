@@ -30,6 +30,8 @@ export interface PaymentPageData {
 export interface PageAssetUrls {
   css: string;
   js: string;
+  /** The payment form page's script. */
+  formJs?: string;
 }
 
 /** Rendering options: the server's clock, asset URLs and the status polling interval. */
@@ -164,7 +166,8 @@ export function countdownText(remainingMs: number): string {
   return h > 0 ? `${h}:${mmss}` : mmss;
 }
 
-function documentHtml(title: string, assets: PageAssetUrls, body: string, withScript: boolean): string {
+/** The HTML document around a page body: shared head (CSP-safe: stylesheet and script are files). */
+export function documentHtml(title: string, assets: PageAssetUrls, body: string, withScript: boolean): string {
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -43,8 +43,10 @@ describe.each(testEngines())('operation 26 validation on %s', (engine) => {
   it('the type must be custom or hosted; custom needs payer_ip and hosted needs success_url and cancel_url', async () => {
     expect(await fields({ type: 'shop' })).toEqual(['type']);
     expect(await fields({}, ['payer_ip'])).toEqual(['payer_ip']);
-    expect(await fields({ type: 'hosted' })).toEqual(['cancel_url', 'success_url']);
-    expect(await fields({ type: 'hosted', success_url: 'javascript:alert(1)', cancel_url: 'ftp://x' })).toEqual(['cancel_url', 'success_url']);
+    // The base request is a custom one: its payer_ip is not a field of hosted requests, so it is named too.
+    expect(await fields({ type: 'hosted' })).toEqual(['cancel_url', 'payer_ip', 'success_url']);
+    expect(await fields({ type: 'hosted', success_url: 'javascript:alert(1)', cancel_url: 'ftp://x' })).toEqual(['cancel_url', 'payer_ip', 'success_url']);
+    expect(await fields({ cancel_url: {} })).toEqual(['cancel_url']);
   });
 
   it('the crypto currency must match the API ID: testBTC for sandbox IDs', async () => {

@@ -4,7 +4,6 @@ import { isIP } from 'node:net';
 import type { FieldProblem } from '../core/errors.ts';
 import { isIso4217, minorUnits } from '../money/currencies.ts';
 import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from '../money/exact-json.ts';
-import { decimalFromNumberLiteral } from '../money/decimal.ts';
 import { isEmail, isHttpUrl } from '../wallets/field-rules.ts';
 import { canonicalJson } from '../money/canonical-json.ts';
 
@@ -38,6 +37,11 @@ export const E164 = /^\+[1-9]\d{1,14}$/;
 export const FIELD_LIMITS = { text: 256, url: 2048, email: 254, apiId: 100, code: 16, phone: 16, ip: 64 } as const;
 const MAX_TEXT: number = FIELD_LIMITS.text;
 const MAX_URL: number = FIELD_LIMITS.url;
+/** Every field operation 26 reads (both types); anything else is refused, not ignored. */
+const KNOWN_FIELDS = new Set([
+  'type', 'api_id', 'crypto_currency', 'order_currency', 'order_amount', 'notify_email', 'notify_url', 'webhook_data',
+  'payer_id', 'payer_name', 'payer_email', 'payer_phone', 'cart', 'payer_ip', 'success_url', 'cancel_url',
+]);
 
 /** The currency an API ID pays in: `BTC` for live IDs, `testBTC` for sandbox ones. */
 export function cryptoCurrencyOf(apiId: string): 'BTC' | 'testBTC' | null {
@@ -57,18 +61,20 @@ export function checkPaymentRequest(
   if (!isJsonObject(body)) return { ok: false, errors: [{ field: 'request', message: 'must be a JSON object' }] };
   const errors: FieldProblem[] = [];
   const bad = (field: string, message: string) => errors.push({ field, message });
+  // Strict: a string is a string (null is not an absent field), taken as sent, never trimmed.
   const text = (field: string, required: boolean, max = MAX_TEXT): string | null => {
     const v = body[field];
-    if (v === undefined || v === null) {
+    if (v === undefined) {
       if (required) bad(field, 'is required');
       return null;
     }
-    if (typeof v !== 'string') return bad(field, 'must be a string'), null;
-    const s = v.trim();
-    if (s === '') return required ? (bad(field, 'must not be empty'), null) : null;
-    if (s.length > max) return bad(field, `must be at most ${max} characters`), null;
-    return s;
+    if (typeof v !== 'string') return bad(field, v === null ? 'must be a string, not null' : 'must be a string'), null;
+    if (v === '') return required ? (bad(field, 'must not be empty'), null) : null;
+    if (v !== v.trim()) return bad(field, 'must not start or end with whitespace'), null;
+    if (v.length > max) return bad(field, `must be at most ${max} characters`), null;
+    return v;
   };
+  for (const key of Object.keys(body)) if (!KNOWN_FIELDS.has(key)) bad(key, 'is not a field of this operation');
 
   const typeRaw = text('type', true);
   const type: PaymentType | null = typeRaw === 'custom' || typeRaw === 'hosted' ? typeRaw : null;
@@ -102,6 +108,8 @@ export function checkPaymentRequest(
   if (notifyEmail !== null && !isEmail(notifyEmail)) bad('notify_email', 'must be an e-mail address');
   const notifyUrl = url(text('notify_url', false, MAX_URL), 'notify_url', bad);
   const webhookData = body.webhook_data;
+  // INTERFACE.md 4.4: webhook_data is an object passed through to the webhook; a string, number or array is not.
+  if (webhookData !== undefined && !isJsonObject(webhookData)) bad('webhook_data', 'must be a JSON object');
 
   const payerId = text('payer_id', true);
   const payerName = text('payer_name', false);
@@ -113,6 +121,9 @@ export function checkPaymentRequest(
   let payerIp: string | null = null;
   let successUrl: string | null = null;
   let cancelUrl: string | null = null;
+  // A field of the other type is not ignored: it was sent for a reason, and unchecked it could hold anything.
+  const foreign = type === 'custom' ? ['success_url', 'cancel_url'] : type === 'hosted' ? ['payer_ip'] : [];
+  for (const field of foreign) if (body[field] !== undefined) bad(field, `is not a field of ${type} requests`);
   if (type === 'custom') {
     payerIp = text('payer_ip', true, FIELD_LIMITS.ip);
     if (payerIp !== null && isIP(payerIp) === 0) bad('payer_ip', 'must be an IPv4 or IPv6 address');
@@ -121,7 +132,7 @@ export function checkPaymentRequest(
     cancelUrl = url(text('cancel_url', true, MAX_URL), 'cancel_url', bad);
   }
 
-  const cart = body.cart === undefined || body.cart === null ? null : checkCart(body.cart, currency, orderAmount, bad);
+  const cart = body.cart === undefined ? null : checkCart(body.cart, currency, orderAmount, bad);
 
   if (errors.length > 0) return { ok: false, errors };
   return {
@@ -161,12 +172,12 @@ function amount(
   positive: boolean,
   bad: (f: string, m: string) => void,
 ): string | null {
-  if (v === undefined || v === null) return bad(field, 'is required'), null;
+  if (v === undefined) return bad(field, 'is required'), null;
   let textValue: string;
   try {
+    // INTERFACE.md documents amounts as JSON numbers: "10" is a string, refused rather than guessed at.
     if (v instanceof JsonNumber) textValue = v.toDecimal();
-    else if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim())) textValue = decimalFromNumberLiteral(v.trim());
-    else return bad(field, 'must be a number'), null;
+    else return bad(field, typeof v === 'string' ? 'must be a JSON number, not a string' : 'must be a number'), null;
   } catch {
     return bad(field, 'must be a number'), null;
   }
@@ -210,7 +221,7 @@ function checkCart(
       const a = amount(item.amount, `${at}.amount`, currency, false, fail);
       if (a !== null) amounts.push(a);
       const q = item.quantity;
-      if (q === undefined || q === null) fail(`${at}.quantity`, 'is required');
+      if (q === undefined) fail(`${at}.quantity`, 'is required');
       else if (!(q instanceof JsonNumber) || !/^[1-9]\d{0,8}$/.test(q.toDecimal())) fail(`${at}.quantity`, 'must be a positive whole number');
       requiredText(item, 'label', at, fail);
       requiredText(item, 'sku', at, fail);
@@ -235,7 +246,7 @@ function checkCart(
 
 function requiredText(obj: JsonObject, key: string, at: string, fail: (f: string, m: string) => void): void {
   const v = obj[key];
-  if (v === undefined || v === null) fail(`${at}.${key}`, 'is required');
-  else if (typeof v !== 'string' || v.trim() === '') fail(`${at}.${key}`, 'must be a non-empty string');
+  if (v === undefined) fail(`${at}.${key}`, 'is required');
+  else if (typeof v !== 'string' || v === '' || v !== v.trim()) fail(`${at}.${key}`, 'must be a non-empty string without surrounding whitespace');
   else if (v.length > MAX_TEXT) fail(`${at}.${key}`, `must be at most ${MAX_TEXT} characters`);
 }

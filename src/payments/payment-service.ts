@@ -6,7 +6,7 @@ import { ProblemError, WalletApiError, type FieldProblem } from '../core/errors.
 import type { RateLock } from '../rates/rates-port.ts';
 import type { ChainId } from '../chain/chain-id.ts';
 import type { JsonValue } from '../money/exact-json.ts';
-import { checkUrlAllowed } from '../notify/ssrf-guard.ts';
+import { refusedWebhookTarget } from '../notify/webhook-target.ts';
 import type { PaymentPageData } from '../pages/payment-page.ts';
 import { btcFromSats, fiatToSats } from '../money/money.ts';
 import { bodyHash, exactNumber } from '../money/canonical-json.ts';
@@ -54,9 +54,8 @@ export class PaymentService {
     const checked = checkPaymentRequest(body, (code) => deps.isSupportedCurrency(code));
     const errors: FieldProblem[] = checked.ok ? [] : checked.errors;
     if (checked.ok && checked.request.notify_url !== null) {
-      const verdict = await checkUrlAllowed(checked.request.notify_url, { allowPrivate: deps.config.allowPrivateWebhooks });
-      // A name that does not resolve now may later; the send-time check covers it. Internal targets are refused now.
-      if (!verdict.ok && verdict.code !== 'dns') errors.push({ field: 'notify_url', message: `is not allowed: ${verdict.reason}` });
+      const refused = await refusedWebhookTarget(checked.request.notify_url, { allowPrivate: deps.config.allowPrivateWebhooks });
+      if (refused !== null) errors.push({ field: 'notify_url', message: `is not allowed: ${refused}` });
     }
     if (!checked.ok || errors.length > 0) throw new ProblemError('invalid-request', 'The payment request has invalid fields.', errors);
     const input = checked.request;

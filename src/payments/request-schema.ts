@@ -7,8 +7,8 @@ const email = { maxLength: FIELD_LIMITS.email };
 
 // Operation 26's body as OpenAPI shows it, with the limits payment-request.ts enforces (one source). The route checks bodies itself (payment-request.ts), reading
 // amounts as exact decimals from the JSON text, so this schema documents the shape and validates nothing.
-const Amount = Type.Union([Type.Number(), Type.String({ pattern: '^\\d+(\\.\\d+)?$' })], {
-  description: 'a positive amount with at most the currency’s minor-unit decimals, as a JSON number or a decimal string',
+const Amount = Type.Number({
+  description: 'a positive amount with at most the currency’s minor-unit decimals, as a JSON number (read exactly; a string is refused)',
 });
 
 const Cart = Type.Object(
@@ -38,7 +38,7 @@ export const PaymentRequestBody = Type.Object({
   payer_id: Type.String({ ...text, description: 'unique per payer; the payer’s e-mail if there is no other ID' }),
   notify_email: Type.Optional(Type.String({ format: 'email', ...email })),
   notify_url: Type.Optional(Type.String({ ...url, description: 'webhook URL (http/https, not a loopback or private address)' })),
-  webhook_data: Type.Optional(Type.Unknown({ description: 'any JSON, passed through to webhooks' })),
+  webhook_data: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'a JSON object, passed through to webhooks' })),
   payer_name: Type.Optional(Type.String(text)),
   payer_email: Type.Optional(Type.String({ format: 'email', ...email })),
   payer_phone: Type.Optional(Type.String({ pattern: E164.source, description: 'E.164' })),

@@ -8,6 +8,7 @@ import { idempotencyKey } from '../http/idempotency-key.ts';
 import { oauthBearer, oauthClientOf } from '../http/oauth-bearer.ts';
 import type { OAuthClients } from './oauth.ts';
 import { oauthRoutes } from './oauth-routes.ts';
+import formbody from '@fastify/formbody';
 import type { PaymentService } from './payment-service.ts';
 import { QR_DEFAULT_WIDTH, QR_MAX_WIDTH, QR_MIN_WIDTH } from './qr-code.ts';
 import { PaymentRequestBody } from './request-schema.ts';
@@ -26,7 +27,12 @@ export interface PaymentRoutesContext {
 /** The payment API's route plugin: the OAuth token endpoint and operations 26 to 29, each in its own scope. */
 export async function paymentRoutes(app: FastifyInstance, ctx: PaymentRoutesContext): Promise<void> {
   // The token endpoint reads ordinary form and JSON bodies; the operations read exact JSON.
-  await app.register(async (scope) => oauthRoutes(scope, ctx.oauth));
+  await app.register(async (scope) => {
+    // Form bodies only where RFC 6749 wants them: every other operation reads JSON, and a form-encoded wallet
+    // API body (all strings) is an unsupported media type there, not a second way in.
+    await scope.register(formbody, { bodyLimit: BODY_LIMIT });
+    await oauthRoutes(scope, ctx.oauth);
+  });
   await app.register(async (scope) => operationRoutes(scope, ctx));
 }
 

@@ -4,7 +4,7 @@ import { isoUtc, type Clock } from '../core/clock.ts';
 import { ServiceUnavailableError, WalletApiError } from '../core/errors.ts';
 import { ok } from '../http/envelope.ts';
 import { EnvelopeFields as Envelope } from '../http/schemas.ts';
-import { isIso4217 } from '../money/currencies.ts';
+import { isCurrencyCode, isIso4217 } from '../money/currencies.ts';
 import { compareDecimals, isDecimal } from '../money/decimal.ts';
 import { ConversionError, convertAmount } from '../money/money.ts';
 import type { CurrencyCatalog } from './currency-catalog.ts';
@@ -57,7 +57,7 @@ export async function rateRoutes(app: FastifyInstance, ctx: RateRoutesContext): 
     async (request) => {
       const from = checkCode(request.params.from, '103');
       const to = checkCode(request.params.to, '103');
-      const amount = request.params.amount.trim();
+      const amount = request.params.amount;
       if (!isDecimal(amount, { maxIntegerDigits: 24, maxFractionDigits: 18 }) || compareDecimals(amount, '0') === 0) {
         throw new WalletApiError('201', `Wrong or missing argument: amount ${JSON.stringify(request.params.amount)} must be a positive decimal such as 100 or 0.5`);
       }
@@ -92,8 +92,10 @@ export async function rateRoutes(app: FastifyInstance, ctx: RateRoutesContext): 
   );
 }
 
+/** A currency of the exchange operations: malformed (not three letters, e.g. `123`, `u$d`) is 101, unknown 103/106. */
 function checkCode(code: string, errorCode: '103' | '106'): string {
-  const upper = code.trim().toUpperCase();
+  if (!isCurrencyCode(code)) throw new WalletApiError('101', `Currency is not valid: ${JSON.stringify(code)} is not a three-letter code`);
+  const upper = code.toUpperCase();
   if (upper !== 'BTC' && !isIso4217(upper)) {
     throw new WalletApiError(errorCode, `Currency is not supported: ${JSON.stringify(code)} is not a currency code`);
   }

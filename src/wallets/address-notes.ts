@@ -27,7 +27,7 @@ export class AddressNotes {
   }
 
   private async issued(address: string) {
-    const row = await this.repo.findAddress(address.trim());
+    const row = await this.repo.findAddress(address);
     if (!row) throw new WalletApiError('201', 'Wrong or missing argument: this address was not issued by this service');
     return row;
   }

@@ -12,9 +12,9 @@ const SetAddrBody = Type.Object({
   payload: Type.Optional(Type.String({ maxLength: 100_000 })),
   return_email: Type.Optional(Type.String({ maxLength: 254 })),
   expiration: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 * 86_400, description: 'seconds; default 7200' })),
-  local_currency: Type.Optional(Type.String({ minLength: 3, maxLength: 3 })),
+  local_currency: Type.Optional(Type.String({ maxLength: 16 })),
   client_txid: Type.Optional(Type.String({ maxLength: 200 })),
-});
+}, { additionalProperties: false });
 
 const AddressParam = Type.Object({ address: Type.String({ minLength: 1, maxLength: 100 }) });
 
@@ -40,6 +40,7 @@ export async function monitorRoutes(app: FastifyInstance, ctx: MonitorRoutesCont
             exchange_rate: Type.Number(),
             exchange_rate_datetime: Type.String(),
             local_currency: Type.String(),
+            auth_response_token: Type.String({ description: 'compare with response_auth_token of the payment update notifications (6.2)' }),
           }),
         },
       },

@@ -10,7 +10,10 @@ import { isDecimal } from '../money/decimal.ts';
 import { openClientPayload, PayloadError } from './payload-box.ts';
 import type { AddressIssuer } from './address-issuer.ts';
 import type { WalletRepository } from './wallet-repository.ts';
-import { isEmail } from './field-rules.ts';
+import { checkLocalCurrency, isEmail } from './field-rules.ts';
+import type { CurrencyCatalog } from '../rates/currency-catalog.ts';
+import { newToken } from '../security/tokens.ts';
+import { recordTransition } from '../notify/status-transition.ts';
 
 /** The fields of POST /set_addr (INTERFACE.md 4.1). */
 export interface SetAddrInput {
@@ -29,6 +32,8 @@ export interface SetAddrResult {
   exchange_rate: number;
   exchange_rate_datetime: string;
   local_currency: string;
+  /** Compare with the `response_auth_token` of this order's payment update notifications (6.2, 6.3). */
+  auth_response_token: string;
 }
 
 /** Default reservation of an unused address, seconds (INTERFACE.md 8). */
@@ -43,42 +48,55 @@ export interface OrderAddressDeps {
   chains: ChainService;
   masterKey: MasterKey;
   clock: Clock;
+  /** Which local currencies have a current rate (BTC is never one). */
+  currencies: Pick<CurrencyCatalog, 'isSupported'>;
 }
 
 /** Operation 8: reserves the lowest free address for an order, locks the rate for 15 minutes, stores the order. */
 export async function issueOrderAddress(deps: OrderAddressDeps, input: SetAddrInput): Promise<SetAddrResult> {
-  const wallet = await deps.repo.findByApiId(input.api_id.trim());
+  // No trimming: " live_…" is not an API ID.
+  const isSupported = (code: string) => deps.currencies.isSupported(code);
+  const wallet = await deps.repo.findByApiId(input.api_id);
   if (!wallet) throw new WalletApiError('201', 'Wrong or missing argument: unknown api_id');
   const chain = deps.chains.forMode(wallet.mode as ChainId);
   if (input.return_email !== undefined && !isEmail(input.return_email)) {
     throw new WalletApiError('308', 'Invalid e-mail address: return_email');
   }
+  if (input.local_currency !== undefined) checkLocalCurrency(input.local_currency, isSupported);
   const order = openPayload(deps, wallet, input);
-  const currency = (input.local_currency ?? order?.local_currency ?? wallet.local_currency).trim().toUpperCase();
+  const currency = checkLocalCurrency(input.local_currency ?? order?.local_currency ?? wallet.local_currency, isSupported);
   const expirationSec = input.expiration ?? DEFAULT_EXPIRATION_SECONDS;
 
   const now = deps.clock();
+  const authToken = newToken(24);
   const { address, lock } = await deps.db.kysely.transaction().execute(async (trx) => {
     const lock = await deps.rates.lock('address', currency, trx);
     const address = await deps.issuer.reserveForOrder(trx, wallet, now, now + expirationSec * 1000);
-    await trx
+    const stored = await trx
       .insertInto('address_orders')
       .values({
         address_id: address.id,
         wallet_id: wallet.id,
         client_txid: input.client_txid ?? null,
-        return_email: input.return_email?.trim() ?? null,
+        return_email: input.return_email ?? null,
         local_currency: currency.toLowerCase(),
         order_amount: order?.order_amount ?? null,
         exchange_rate: lock.rate,
         exchange_rate_at: BigInt(lock.rateAt),
         rate_lock_expires_at: BigInt(lock.expiresAt),
-        client_public_key: input.public_key_shared?.trim() ?? null,
+        client_public_key: input.public_key_shared ?? null,
         payload_json: order ? JSON.stringify(order) : null,
         created_at: BigInt(now),
         reserved_until: BigInt(now + expirationSec * 1000),
+        order_status: 'pending',
+        payment_status: 'unconfirmed',
+        status_at: BigInt(now),
+        tx_snapshot_json: '{}',
+        auth_token_sealed: deps.masterKey.seal(authToken),
       })
-      .execute();
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await recordTransition(trx, { table: 'address_order_transitions', recordId: stored.id, from: null, to: 'pending', cause: 'created', at: now }, []);
     return { address, lock };
   });
   deps.chains.watch(chain.id, Buffer.from(address.script_hex, 'hex'), { addressId: address.id, walletId: wallet.id });
@@ -87,6 +105,7 @@ export async function issueOrderAddress(deps: OrderAddressDeps, input: SetAddrIn
     exchange_rate: jsonNumber(lock.rate),
     exchange_rate_datetime: isoUtc(lock.rateAt),
     local_currency: currency.toLowerCase(),
+    auth_response_token: authToken,
   };
 }
 
@@ -107,21 +126,21 @@ function openPayload(
     if (err instanceof PayloadError) throw new WalletApiError('201', `Wrong or missing argument: payload ${err.message}`);
     throw err;
   }
-  const out: { api_id?: string; local_currency?: string; order_amount?: string } = {};
-  if (content.api_id !== undefined) {
-    if (content.api_id !== wallet.api_id) throw new WalletApiError('201', 'Wrong or missing argument: payload api_id does not match');
-    out.api_id = wallet.api_id;
-  }
-  if (content.local_currency !== undefined) {
-    if (typeof content.local_currency !== 'string') throw new WalletApiError('201', 'Wrong or missing argument: payload local_currency');
-    out.local_currency = content.local_currency;
-  }
-  if (content.order_amount !== undefined) {
-    const amount = typeof content.order_amount === 'number' ? String(content.order_amount) : content.order_amount;
-    if (typeof amount !== 'string' || !isDecimal(amount)) {
-      throw new WalletApiError('201', 'Wrong or missing argument: payload order_amount must be a decimal amount');
+  // Every field of INTERFACE.md 2.4, each a string: a payload without the amount is not an order.
+  for (const field of ['api_id', 'local_currency', 'order_amount'] as const) {
+    if (typeof content[field] !== 'string') {
+      throw new WalletApiError('201', `Wrong or missing argument: payload ${field} is required and must be a string`);
     }
-    out.order_amount = amount;
   }
+  const extra = Object.keys(content).filter((k) => !['api_id', 'local_currency', 'order_amount'].includes(k));
+  if (extra.length > 0) throw new WalletApiError('201', `Wrong or missing argument: payload has unknown field(s) ${extra.join(', ')}`);
+  if (content.api_id !== wallet.api_id) throw new WalletApiError('201', 'Wrong or missing argument: payload api_id does not match');
+  const localCurrency = content.local_currency as string;
+  checkLocalCurrency(localCurrency, (code) => deps.currencies.isSupported(code), 'payload local_currency');
+  const amount = content.order_amount as string;
+  if (!isDecimal(amount) || /^0*(\.0*)?$/.test(amount)) {
+    throw new WalletApiError('201', 'Wrong or missing argument: payload order_amount must be a positive decimal amount');
+  }
+  const out = { api_id: wallet.api_id, local_currency: localCurrency, order_amount: amount };
   return out;
 }

@@ -127,6 +127,9 @@ describe.each(testEngines())('wallet API routes on %s', (engine) => {
     ['a bad notification e-mail', { notification_email: 'not-an-email' }, 400, '308'],
     ['wallet_type 7', { wallet_type: 7 }, 400, '201'],
     ['a non-http return_url', { return_url: 'ftp://example.com/x' }, 400, '201'],
+    ['a loopback return_url (SSRF check when saved)', { return_url: 'http://127.0.0.1:19998/' }, 400, '201'],
+    ['a private return_url', { return_url: 'http://10.1.2.3/hooks' }, 400, '201'],
+    ['a cloud metadata return_url', { return_url: 'http://169.254.169.254/latest/meta-data/' }, 400, '201'],
     ['an unknown account_type', { account_type: 'charity' }, 400, '201'],
   ])('add_pub refuses %s', async (_name, extra, http, code) => {
     await boot();

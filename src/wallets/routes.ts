@@ -21,13 +21,13 @@ const AddPubBody = Type.Object({
   return_url: Type.Optional(Type.String({ maxLength: 2048 })),
   account_name: Type.Optional(Type.String({ maxLength: 200 })),
   account_type: Type.Optional(Type.String({ maxLength: 32 })),
-});
+}, { additionalProperties: false });
 
 const AddrInfoBody = Type.Object({
   address: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   addr: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   info: Type.String({ maxLength: 10_000 }),
-});
+}, { additionalProperties: false });
 
 /** What the wallet routes need: the capability's services. */
 export type WalletRoutesContext = Pick<Wallets, 'registration' | 'notes'> & MonitorRoutesContext;
@@ -65,6 +65,7 @@ export async function walletRoutes(app: FastifyInstance, ctx: WalletRoutesContex
     },
     async (request) => {
       try {
+        if (request.params.pub !== request.params.pub.trim()) throw new WalletApiError('102', 'Public key is not valid: it has leading or trailing whitespace');
         const key = parseExtendedPublicKey(request.params.pub);
         const network = key.testnet ? ctx.registration.testNetwork : 'mainnet';
         return ok({ addr: deriveReceiveAddress(key, 0, key.defaultScriptType, network).address });

@@ -55,12 +55,13 @@ export class WalletMonitor {
   /** Operation 5: every transaction of the wallet registered with this public key. */
   async walletTransactions(pub: string) {
     try {
+      if (pub !== pub.trim()) throw new WalletApiError('102', 'Public key is not valid: it has leading or trailing whitespace');
       parseExtendedPublicKey(pub);
     } catch (err) {
       if (err instanceof InvalidExtendedKeyError) throw new WalletApiError('102', `Public key is not valid: ${err.message}`);
       throw err;
     }
-    const wallet = await this.repo.findByPub(pub.trim());
+    const wallet = await this.repo.findByPub(pub);
     if (!wallet) return [];
     const [credits, debits, tip, orders] = await Promise.all([
       this.activity.credits({ walletId: wallet.id }),
@@ -153,7 +154,7 @@ export class WalletMonitor {
   }
 
   private async issued(addressText: string): Promise<{ address: AddressRow; wallet: WalletRow }> {
-    const address = await this.repo.findAddress(addressText.trim());
+    const address = await this.repo.findAddress(addressText);
     if (!address) throw new WalletApiError('201', 'Wrong or missing argument: this address was not issued by this service');
     const wallet = await this.repo.findById(address.wallet_id);
     return { address, wallet: wallet! };

@@ -8,7 +8,8 @@ import type { Clock } from '../core/clock.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import { generateWalletKeys } from './payload-box.ts';
 import type { WalletRepository, WalletRow } from './wallet-repository.ts';
-import { isEmail, isHttpUrl } from './field-rules.ts';
+import { checkLocalCurrency, isEmail, isHttpUrl } from './field-rules.ts';
+import { refusedWebhookTarget } from '../notify/webhook-target.ts';
 
 /** The fields of POST /add_pub (INTERFACE.md 4.1), already schema-checked for type. */
 export interface AddPubInput {
@@ -39,17 +40,21 @@ export interface RegistrationDeps {
   testNetwork: Network;
   /** True when a local currency code (uppercase) has a rate. */
   isSupportedCurrency(code: string): boolean;
+  /** SATGATE_ALLOW_PRIVATE_WEBHOOKS: loopback and private return_url targets are allowed (development, LAN shops). */
+  allowPrivateWebhooks?: boolean;
 }
 
 const ACCOUNT_TYPES: Record<string, string> = { donation: 'donation', donations: 'donation', ecommerce: 'ecommerce', invoice: 'invoice' };
 
 /** Registers a key (or generates a wallet) and returns its API ID; re-registering updates the settings. */
 export async function registerWallet(deps: RegistrationDeps, input: AddPubInput): Promise<AddPubResult> {
-  const pubText = input.pub.trim();
+  // No silent trimming: a key with spaces around it is not the key (answer 102, not a guess).
+  if (input.pub !== input.pub.trim()) throw new WalletApiError('102', 'Public key is not valid: it has leading or trailing whitespace');
+  const pubText = input.pub;
   const generate = pubText === 'new_wallet';
   const given = generate ? undefined : parseKey(pubText);
   const sandbox = checkCurrency(input.currency, given);
-  const settings = checkSettings(deps, input);
+  const settings = await checkSettings(deps, input);
 
   let key: ExtendedPublicKey;
   let seedSealed: string | null = null;
@@ -126,18 +131,18 @@ function parseKey(text: string): ExtendedPublicKey {
 /** Checks `currency` against the key's mode; returns true when the wallet is a sandbox one. */
 function checkCurrency(currency: string | undefined, key: ExtendedPublicKey | undefined): boolean {
   const keyIsTest = key?.testnet;
-  if (currency === undefined || currency.trim() === '') return keyIsTest ?? false;
-  const c = currency.trim().toLowerCase();
+  if (currency === undefined) return keyIsTest ?? false;
+  const c = currency.toLowerCase();
   if (c === 'btc') return keyIsTest ?? false;
   if (c === 'testbtc') {
     if (keyIsTest === false) throw new WalletApiError('103', 'testBTC is the sandbox currency; this key is a mainnet key (use BTC)');
     return true;
   }
-  if (!/^[a-z]{3,5}$/.test(c)) throw new WalletApiError('101', `Currency is not valid: ${JSON.stringify(currency)}`);
+  if (!/^[a-z]{3}$/.test(c)) throw new WalletApiError('101', `Currency is not valid: ${JSON.stringify(currency)}`);
   throw new WalletApiError('103', `Currency is not supported: only BTC (or testBTC for sandbox wallets) is accepted`);
 }
 
-function checkSettings(deps: RegistrationDeps, input: AddPubInput) {
+async function checkSettings(deps: RegistrationDeps, input: AddPubInput) {
   const out: {
     local_currency?: string;
     notification_email?: string;
@@ -147,22 +152,21 @@ function checkSettings(deps: RegistrationDeps, input: AddPubInput) {
     info?: string;
   } = {};
   if (input.local_currency !== undefined) {
-    const code = input.local_currency.trim().toUpperCase();
-    if (!deps.isSupportedCurrency(code)) {
-      throw new WalletApiError('103', `Currency is not supported: local_currency ${JSON.stringify(input.local_currency)}`);
-    }
-    out.local_currency = code.toLowerCase();
+    out.local_currency = checkLocalCurrency(input.local_currency, (code) => deps.isSupportedCurrency(code)).toLowerCase();
   }
   if (input.notification_email !== undefined) {
     if (!isEmail(input.notification_email)) throw new WalletApiError('308', 'Invalid e-mail address: notification_email');
-    out.notification_email = input.notification_email.trim();
+    out.notification_email = input.notification_email;
   }
   if (input.return_url !== undefined) {
     if (!isHttpUrl(input.return_url)) throw new WalletApiError('201', 'return_url must be an http(s) URL');
-    out.return_url = input.return_url.trim();
+    // Checked like notify_url when saved: an internal target is refused now, not retried for three days later.
+    const refused = await refusedWebhookTarget(input.return_url, { allowPrivate: deps.allowPrivateWebhooks ?? false });
+    if (refused !== null) throw new WalletApiError('201', `return_url is not allowed: ${refused}`);
+    out.return_url = input.return_url;
   }
   if (input.account_type !== undefined) {
-    const t = ACCOUNT_TYPES[input.account_type.trim().toLowerCase()];
+    const t = Object.hasOwn(ACCOUNT_TYPES, input.account_type.toLowerCase()) ? ACCOUNT_TYPES[input.account_type.toLowerCase()] : undefined;
     if (!t) throw new WalletApiError('201', 'account_type must be donation, ecommerce or invoice');
     out.account_type = t;
   }

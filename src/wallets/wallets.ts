@@ -27,7 +27,7 @@ export interface Wallets {
 
 /** What building the capability needs from the context. */
 export interface WalletsDeps {
-  config: Pick<Config, 'testNetwork'>;
+  config: Pick<Config, 'testNetwork' | 'allowPrivateWebhooks'>;
   db: Db;
   clock: Clock;
   log: Logger;
@@ -48,8 +48,15 @@ export function createWallets(deps: WalletsDeps): Wallets {
     repo,
     issuer,
     notes: new AddressNotes(repo, clock),
-    registration: { repo, masterKey, clock, testNetwork: config.testNetwork, isSupportedCurrency: deps.isSupportedCurrency },
-    orderAddresses: { db, repo, issuer, rates, chains, masterKey, clock },
+    registration: {
+      repo,
+      masterKey,
+      clock,
+      testNetwork: config.testNetwork,
+      isSupportedCurrency: deps.isSupportedCurrency,
+      allowPrivateWebhooks: config.allowPrivateWebhooks,
+    },
+    orderAddresses: { db, repo, issuer, rates, chains, masterKey, clock, currencies: { isSupported: deps.isSupportedCurrency } },
     monitor: new WalletMonitor(repo, new AddressActivity(db), masterKey),
   };
 }

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDb, type Db, type Engine } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { available } from './system-tools.ts';
 
 /** A fresh, migrated database for one test, and how to throw it away. */
 export interface TestDb {
@@ -17,9 +18,13 @@ export interface TestDb {
   dispose(): Promise<void>;
 }
 
-/** The engines every database test runs on: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. */
+/**
+ * The engines every database test runs on: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. Locally
+ * its absence skips the PostgreSQL half with a one-line reason; under CI=true it is an error.
+ */
 export function testEngines(): Engine[] {
-  return process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+  const pgReady = available('PostgreSQL', Boolean(process.env.TEST_DATABASE_URL), 'TEST_DATABASE_URL is not set; they run on SQLite only');
+  return pgReady ? ['sqlite', 'postgres'] : ['sqlite'];
 }
 
 /** Creates an empty migrated database on the engine: a temp SQLite file or a new PostgreSQL schema. */

@@ -1,38 +1,77 @@
 import { UsageError, type Command } from '../command.ts';
 import { openStore } from '../open-store.ts';
+import type { Db } from '../../db/database.ts';
+import { hashToken } from '../../security/tokens.ts';
 
-/** `satgate webhook deliveries <payment_reference> [--redeliver <event_id>|--redeliver-all] [--json]`. */
+/** The outbox rows a payment reference, a payment form token or an order address names; null when it names nothing. */
+async function eventFilter(db: Db, id: string): Promise<{ label: string; ids: bigint[] } | null> {
+  const k = db.kysely;
+  const payment = await k.selectFrom('payments').select('id').where('reference', '=', id).executeTakeFirst();
+  if (payment) {
+    const rows = await k.selectFrom('outbox').select('id').where('payment_id', '=', payment.id).execute();
+    return { label: `payment ${id}`, ids: rows.map((r) => r.id) };
+  }
+  const form = await k.selectFrom('payment_forms').select('id').where('token_hash', '=', hashToken(id)).executeTakeFirst();
+  if (form) {
+    const rows = await k.selectFrom('outbox').select('id').where('order_kind', '=', 'form').where('order_id', '=', form.id).execute();
+    return { label: 'payment form', ids: rows.map((r) => r.id) };
+  }
+  const address = await k.selectFrom('addresses').select('id').where('address', '=', id).executeTakeFirst();
+  if (address) {
+    // Every order that used the address: set_addr orders and payment forms (and a payment request's events).
+    const forms = await k.selectFrom('payment_forms').select('id').where('address_id', '=', address.id).execute();
+    const orders = await k.selectFrom('address_orders').select('id').where('address_id', '=', address.id).execute();
+    const payments = await k.selectFrom('payments').select('id').where('address_id', '=', address.id).execute();
+    const rows = await k
+      .selectFrom('outbox')
+      .select('id')
+      .where((eb) =>
+        eb.or([
+          eb('id', '=', -1n),
+          ...(forms.length ? [eb.and([eb('order_kind', '=', 'form'), eb('order_id', 'in', forms.map((f) => f.id))])] : []),
+          ...(orders.length ? [eb.and([eb('order_kind', '=', 'address'), eb('order_id', 'in', orders.map((o) => o.id))])] : []),
+          ...(payments.length ? [eb('payment_id', 'in', payments.map((p) => p.id))] : []),
+        ]),
+      )
+      .execute();
+    return { label: `address ${id}`, ids: rows.map((r) => r.id) };
+  }
+  return null;
+}
+
+/** `satgate webhook deliveries <payment_reference | form_token | address> [--redeliver <event_id>|--redeliver-all] [--json]`. */
 export const webhookCommands: Command[] = [
   {
     path: ['webhook', 'deliveries'],
-    summary: 'list the notifications of a payment and their delivery attempts; optionally send one again',
+    summary: 'list the notifications of a payment, payment form or order address and their delivery attempts; optionally send one again',
     usage:
-      'satgate webhook deliveries <payment_reference> [--json] [--redeliver <event_id> | --redeliver-all]\n\n' +
+      'satgate webhook deliveries <payment_reference | form_token | order_address> [--json] [--redeliver <event_id> | --redeliver-all]\n\n' +
       'Redelivery queues the same event (same event id) again at once; a running server sends it within a second,\n' +
       'otherwise the next start does.',
     run: async (args) => {
       const reference = args.find((a, i) => !a.startsWith('-') && args[i - 1] !== '--redeliver');
-      if (!reference) throw new UsageError('a payment_reference is required');
+      if (!reference) throw new UsageError('a payment_reference, payment form token or order address is required');
       const redeliverIdx = args.indexOf('--redeliver');
       const redeliverId = redeliverIdx >= 0 ? args[redeliverIdx + 1] : undefined;
       if (redeliverIdx >= 0 && !redeliverId) throw new UsageError('--redeliver needs an event id');
       const { db } = await openStore();
       try {
-        const payment = await db.kysely.selectFrom('payments').select(['id', 'reference']).where('reference', '=', reference).executeTakeFirst();
-        if (!payment) throw new UsageError(`no payment with reference ${reference}`);
+        const filter = await eventFilter(db, reference);
+        if (!filter) throw new UsageError(`no payment, payment form or order address ${reference}`);
+        const ids = filter.ids.length > 0 ? filter.ids : [-1n];
         const now = Date.now();
         if (redeliverId || args.includes('--redeliver-all')) {
           let q = db.kysely
             .updateTable('outbox')
             .set({ state: 'pending', next_attempt_at: BigInt(now), locked_until: null })
-            .where('payment_id', '=', payment.id);
+            .where('id', 'in', ids);
           if (redeliverId) q = q.where('event_id', '=', redeliverId);
           const result = await q.executeTakeFirst();
           const n = Number(result.numUpdatedRows);
-          if (redeliverId && n === 0) throw new UsageError(`no event ${redeliverId} for payment ${reference}`);
+          if (redeliverId && n === 0) throw new UsageError(`no event ${redeliverId} for ${filter.label}`);
           console.error(`queued ${n} event(s) for redelivery`);
         }
-        const events = await db.kysely.selectFrom('outbox').selectAll().where('payment_id', '=', payment.id).orderBy('id').execute();
+        const events = await db.kysely.selectFrom('outbox').selectAll().where('id', 'in', ids).orderBy('id').execute();
         const attempts = events.length
           ? await db.kysely.selectFrom('outbox_attempts').selectAll().where('outbox_id', 'in', events.map((e) => e.id)).orderBy('id').execute()
           : [];

@@ -6,7 +6,18 @@ import { payments } from './0004-payments.ts';
 import { paymentOutputRates } from './0005-payment-output-rates.ts';
 import { fundedAddressIndex } from './0006-funded-address-index.ts';
 import { idempotencyScopes } from './0007-idempotency-scopes.ts';
+import { paymentForms } from './0009-payment-forms.ts';
 import { dashboard } from './0010-dashboard.ts';
 
 /** Every migration in order; append only, never edit a released one. */
-export const MIGRATIONS: readonly SatgateMigration[] = [foundation, rates, chain, payments, paymentOutputRates, fundedAddressIndex, idempotencyScopes, dashboard];
+export const MIGRATIONS: readonly SatgateMigration[] = [
+  foundation,
+  rates,
+  chain,
+  payments,
+  paymentOutputRates,
+  fundedAddressIndex,
+  idempotencyScopes,
+  paymentForms,
+  dashboard,
+];

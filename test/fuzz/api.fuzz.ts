@@ -1,0 +1,51 @@
+// npm run test:fuzz: generated bad input against every route of the OpenAPI document, on SQLite and PostgreSQL.
+// Properties: no 5xx; the answer has the interface's error shape; nothing stored changed (digest of every table).
+// A failure is shrunk by fast-check and appended to regressions.json, which the default suite replays.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testEngines } from '../support/test-db.ts';
+import { databaseDigest } from '../support/db-digest.ts';
+import { rawRequest } from '../support/raw-http.ts';
+import { badRequests, checkAnswer, withPlaceholders, type BadRequest } from './bad-input.ts';
+import { startFuzzTarget, type FuzzTarget } from './fixture.ts';
+
+const REGRESSIONS = fileURLToPath(new URL('./regressions.json', import.meta.url));
+/** Cases per engine (FUZZ_RUNS overrides); the run reports the total. */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 2500);
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
+
+describe.each(testEngines())('fuzzed bad input on %s', (engine) => {
+  let target: FuzzTarget;
+  beforeAll(async () => {
+    target = await startFuzzTarget(engine);
+  });
+  afterAll(async () => {
+    await target?.close();
+  });
+
+  it(`${RUNS} generated bad requests: no 5xx, the interface's error shape, nothing stored changed`, async () => {
+    expect(target.routes.length).toBeGreaterThanOrEqual(10);
+    const arb = fc.oneof(...target.routes.map((r) => badRequests(r, target.fixture)));
+    const started = Date.now();
+    let count = 0;
+    const property = fc.asyncProperty(arb, async (req: BadRequest) => {
+      count++;
+      const before = await databaseDigest(target.t.testDb.db);
+      const res = await rawRequest(target.port, req.method, req.path, { headers: req.headers, ...(req.body === undefined ? {} : { body: req.body }) });
+      checkAnswer(req, res);
+      expect(await databaseDigest(target.t.testDb.db), `stored data changed by ${req.why}`).toBe(before);
+    });
+    const result = await fc.check(property, { numRuns: RUNS, seed: SEED, endOnFailure: false });
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    process.stdout.write(`fuzz ${engine}: ${count} requests (${RUNS} cases + shrinking) over ${target.routes.length} routes in ${seconds} s, seed ${SEED}\n`);
+    if (result.failed && result.counterexample) {
+      const shrunk = withPlaceholders(result.counterexample[0] as BadRequest, target.values);
+      const stored = JSON.parse(readFileSync(REGRESSIONS, 'utf8')) as BadRequest[];
+      stored.push(shrunk);
+      writeFileSync(REGRESSIONS, `${JSON.stringify(stored, null, 2)}\n`);
+      throw new Error(`fuzz failure (seed ${SEED}), shrunk case stored in test/fuzz/regressions.json: ${JSON.stringify(shrunk).slice(0, 500)}\n${String(result.errorInstance)}`);
+    }
+  }, 1_800_000);
+});

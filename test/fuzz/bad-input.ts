@@ -1,0 +1,259 @@
+// Generated bad input for every route of the OpenAPI document, and the check each answer must pass. Used by the
+// fuzz suite (api.fuzz.ts, thousands of cases) and by the regression replay in the default suite.
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import type { RawAnswer } from '../support/raw-http.ts';
+
+/** One request, as bytes on the wire would say it; `{{name}}` placeholders are filled from the fixture. */
+export interface BadRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** What was made wrong, for the report. */
+  why: string;
+}
+
+/** A JSON schema as the OpenAPI document gives it (the parts read here). */
+interface Schema {
+  type?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  maxLength?: number;
+  additionalProperties?: boolean;
+}
+
+/** A route taken from the OpenAPI document. */
+export interface Route {
+  method: string;
+  /** Fastify form: /balance/:address */
+  path: string;
+  params: string[];
+  body: Schema | null;
+}
+
+/** Routes of the interface (wallet API and payment API v1) in the OpenAPI document. */
+export function routesOf(doc: { paths: Record<string, Record<string, { tags?: string[]; parameters?: { in: string; name: string }[]; requestBody?: { content?: Record<string, { schema: Schema }> } }>> }): Route[] {
+  const routes: Route[] = [];
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      if (!op.tags?.some((t) => t === 'wallet API' || t === 'payment API v1' || t === 'dashboard')) continue;
+      routes.push({
+        method: method.toUpperCase(),
+        path: path.replace(/\{([^}]+)\}/g, ':$1'),
+        params: (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name),
+        body: op.requestBody?.content?.['application/json']?.schema ?? null,
+      });
+    }
+  }
+  return routes;
+}
+
+/** Valid example values of the fixture, by route and by path parameter name. */
+export interface Fixture {
+  /** A valid body per "METHOD path"; routes without one get a body built from their schema. */
+  bodies: Record<string, Record<string, unknown>>;
+  /** Extra headers per "METHOD path" (the bearer token of operation 26). */
+  headers: Record<string, Record<string, string>>;
+  /** A valid value per path parameter name. */
+  params: Record<string, string>;
+}
+
+const weirdText = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.string({ unit: fc.integer({ min: 0, max: 31 }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 8 }),
+  fc.constantFrom('NaN', 'Infinity', '-Infinity', '1e308', '-0', '0x10', '１２３', '\u202e', '\ufeff', '😀', 'null', '"', '\\'),
+);
+
+/** A JSON value that is certainly not of the schema's type. */
+function wrongTypeValue(type: string | undefined): fc.Arbitrary<unknown> {
+  const deep = fc.integer({ min: 50, max: 400 }).map((n) => JSON.parse('['.repeat(n) + ']'.repeat(n)) as unknown);
+  const common = [fc.constant(null), deep, fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 }), { maxKeys: 2 })];
+  switch (type) {
+    case 'string':
+      return fc.oneof(fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(1e308), fc.array(fc.string({ maxLength: 10 }), { minLength: 1, maxLength: 2 }), ...common);
+    case 'integer':
+      return fc.oneof(fc.constantFrom('0x10', '16', '1e3', 'NaN', 'Infinity', ''), weirdText, fc.constant(16.5), fc.boolean(), fc.array(fc.integer(), { minLength: 1, maxLength: 2 }), ...common);
+    case 'number':
+      return fc.oneof(fc.constantFrom('10', 'NaN', '1e308', ''), weirdText, fc.boolean(), fc.array(fc.integer(), { minLength: 1, maxLength: 2 }), ...common);
+    case 'object':
+      return fc.oneof(weirdText, fc.integer(), fc.boolean(), fc.array(fc.integer(), { maxLength: 2 }), fc.constant(null), deep);
+    default:
+      return fc.oneof(...common);
+  }
+}
+
+function exampleOf(schema: Schema): unknown {
+  if (schema.type === 'integer' || schema.type === 'number') return 1;
+  if (schema.type === 'boolean') return true;
+  if (schema.type === 'array') return [];
+  if (schema.type === 'object') return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, s]) => [k, exampleOf(s)]));
+  return 'x';
+}
+
+const key = (r: Route) => `${r.method} ${r.path}`;
+
+/** Fills the path's parameters with the fixture's valid values, one of them replaced by `bad` when given. */
+function pathOf(route: Route, fixture: Fixture, bad?: { name: string; raw: string }): string {
+  return route.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) =>
+    bad && bad.name === name ? bad.raw : encodeURIComponent(fixture.params[name] ?? 'x'),
+  );
+}
+
+/** Path parameter values that no route may accept: broken percent-encoding, overlong, spaces, control characters. */
+const badParam = fc.oneof(
+  fc.constantFrom('%zz', '%', '%ff%fe', '%c3%28', 'a'.repeat(600), '%00', '..%2f..%2fetc%2fpasswd'),
+  weirdText.filter((s) => s.length > 0).map((s) => encodeURIComponent(` ${s}`)),
+  fc.string({ unit: fc.integer({ min: 0, max: 31 }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 4 }).map(encodeURIComponent),
+);
+
+/** Every kind of bad request for one route. */
+export function badRequests(route: Route, fixture: Fixture): fc.Arbitrary<BadRequest> {
+  const headers = { ...(fixture.headers[key(route)] ?? {}) };
+  const kinds: fc.Arbitrary<BadRequest>[] = [];
+  const oauth = route.path.startsWith('/oauth/');
+
+  if (route.params.length > 0) {
+    kinds.push(
+      fc.record({ name: fc.constantFrom(...route.params), raw: badParam }).map((bad) => ({
+        method: route.method,
+        path: pathOf(route, fixture, bad),
+        headers,
+        why: `path parameter ${bad.name} = ${bad.raw.slice(0, 40)}`,
+      })),
+    );
+  }
+  // A method the route does not have, or no method HTTP knows.
+  kinds.push(
+    fc.constantFrom('PUT', 'DELETE', 'PATCH', 'FROB', 'POST', 'GET')
+      .filter((m) => m !== route.method)
+      .map((method) => ({ method, path: pathOf(route, fixture), headers, why: `method ${method}` })),
+  );
+
+  const schema = route.body ?? (oauth ? { type: 'object', properties: {} } : null);
+  if (schema) {
+    const base: Record<string, unknown> = fixture.bodies[key(route)] ?? (exampleOf(schema) as Record<string, unknown>);
+    const props = Object.entries(schema.properties ?? {});
+    const json = (body: unknown, why: string, extra: Record<string, string> = {}): BadRequest => ({
+      method: route.method,
+      path: pathOf(route, fixture),
+      headers: { 'content-type': 'application/json', ...headers, ...extra },
+      body: JSON.stringify(body),
+      why,
+    });
+    // Noise in the other fields: strange but well-typed strings, which must not rescue a bad request.
+    const withNoise = (body: Record<string, unknown>, except: string) =>
+      fc.option(fc.record({ field: fc.constantFrom(...Object.keys(base).filter((k) => k !== except && typeof base[k] === 'string'), '-'), text: weirdText }), { nil: undefined }).map(
+        (noise) => (noise && noise.field !== '-' ? { ...body, [noise.field]: noise.text } : body),
+      );
+    if (props.length > 0) {
+      kinds.push(
+        fc.record({ field: fc.constantFrom(...props.map(([k]) => k)), value: fc.constant(0) }).chain(({ field }) =>
+          wrongTypeValue(schema.properties![field]!.type).chain((value) =>
+            withNoise({ ...base, [field]: value }, field).map((body) => json(body, `${field} of the wrong type: ${JSON.stringify(value)?.slice(0, 60)}`)),
+          ),
+        ),
+      );
+    }
+    for (const field of schema.required ?? []) {
+      const { [field]: _gone, ...rest } = base;
+      kinds.push(withNoise(rest, field).map((body) => json(body, `required ${field} missing`)));
+    }
+    if (!oauth) {
+      kinds.push(
+        fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !(schema.properties ?? {})[k] && k !== '__proto__').map((k) => json({ ...base, [k]: 'x' }, `unknown field ${JSON.stringify(k)}`)),
+      );
+    }
+    const long = props.filter(([, s]) => s.maxLength !== undefined && s.maxLength < 20_000);
+    if (long.length > 0) {
+      kinds.push(fc.constantFrom(...long).map(([k, s]) => json({ ...base, [k]: 'a'.repeat(s.maxLength! + 1) }, `${k} over ${s.maxLength} characters`)));
+    }
+    kinds.push(
+      fc
+        .oneof(
+          fc.constant<unknown>([base]),
+          weirdText as fc.Arbitrary<unknown>,
+          fc.integer() as fc.Arbitrary<unknown>,
+          fc.constant<unknown>(null),
+          fc.integer({ min: 100, max: 2000 }).map((n) => JSON.parse('['.repeat(n) + ']'.repeat(n)) as unknown),
+        )
+        .map((body) => json(body, `a body that is not an object: ${JSON.stringify(body).slice(0, 40)}`)),
+    );
+    const text = JSON.stringify(base);
+    kinds.push(
+      fc
+        .oneof(
+          fc.integer({ min: 0, max: Math.max(0, text.length - 1) }).map((n) => text.slice(0, n)),
+          fc.constantFrom(`${text}x`, `${text},{}`, text.replace(/"/g, "'"), text.replace(/^\{/, '{NaN:1,'), text.replace(/:"/, ':NaN,"'), '{"a":1e99999}'),
+        )
+        .map((raw) => ({ ...json(null, `malformed JSON: ${raw.slice(0, 40)}`), body: raw })),
+    );
+    if (props.length > 0) {
+      // Duplicate keys: the good value first, a wrong one last (JSON.parse keeps the last).
+      kinds.push(
+        fc.constantFrom(...props.map(([k]) => k)).chain((field) =>
+          wrongTypeValue(schema.properties![field]!.type).map((value) => {
+            const rest = JSON.stringify({ ...base, [field]: value }).slice(1);
+            const raw = `{${JSON.stringify(field)}:${JSON.stringify(base[field] ?? 'x')},${rest}`;
+            return { ...json(null, `duplicate key ${field}`), body: raw };
+          }),
+        ),
+      );
+    }
+    kinds.push(
+      fc.constantFrom('text/plain', 'application/xml', 'multipart/form-data; boundary=x', ...(oauth ? [] : ['application/x-www-form-urlencoded'])).map(
+        (type) => {
+          const body = type.includes('urlencoded') ? new URLSearchParams(Object.entries(base).map(([k, v]) => [k, String(v)] as [string, string])).toString() : text;
+          return { ...json(null, `content type ${type}`, { 'content-type': type }), body };
+        },
+      ),
+    );
+  }
+  return fc.oneof(...kinds);
+}
+
+/** The shape an error must have where it landed: problem details under /api/, RFC 6749 under /oauth/, else the envelope. */
+export function checkAnswer(req: BadRequest, res: RawAnswer): void {
+  expect(res.status, `status of ${req.why}: ${res.body.slice(0, 300)}`).toBeGreaterThanOrEqual(400);
+  expect(res.status, `status of ${req.why}: ${res.body.slice(0, 300)}`).toBeLessThan(500);
+  const type = res.headers['content-type'] ?? '';
+  const body = JSON.parse(res.body) as Record<string, unknown>;
+  if (req.path.startsWith('/api/')) {
+    expect(type).toMatch(/^application\/problem\+json/);
+    expect(body).toMatchObject({ type: expect.any(String), title: expect.any(String), status: res.status });
+  } else if (req.path.startsWith('/oauth/')) {
+    expect(type).toMatch(/^application\/json/);
+    expect(body).toMatchObject({ error: expect.any(String), error_description: expect.any(String) });
+  } else {
+    expect(type).toMatch(/^application\/json/);
+    const codeKey = 'return' in body ? 'return' : 'result';
+    expect(Object.keys(body).sort()).toEqual([codeKey, 'status'].sort());
+    expect(body[codeKey]).toMatch(/^[1-9]\d{2}$/);
+    // DESIGN.md section 7: the HTTP status of each wallet API code.
+    const http: Record<string, number> = { '301': 404, '999': 404, '302': 401, '303': 401, '304': 401, '305': 401, '306': 401, '307': 401 };
+    expect(res.status, `HTTP status of code ${String(body[codeKey])}`).toBe(http[String(body[codeKey])] ?? 400);
+  }
+}
+
+/** Replaces `{{name}}` placeholders (fixture values) in a stored regression case. */
+export function fillPlaceholders(req: BadRequest, values: Record<string, string>): BadRequest {
+  const fill = (s: string) => s.replace(/\{\{([a-z_]+)\}\}/g, (_m, k: string) => values[k] ?? `{{${k}}}`);
+  return {
+    ...req,
+    path: fill(req.path),
+    headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, fill(v)])),
+    ...(req.body === undefined ? {} : { body: fill(req.body) }),
+  };
+}
+
+/** The inverse: a failing case with the fixture's values turned back into placeholders, to be stored. */
+export function withPlaceholders(req: BadRequest, values: Record<string, string>): BadRequest {
+  const entries = Object.entries(values).sort((a, b) => b[1].length - a[1].length);
+  const strip = (s: string) => entries.reduce((acc, [k, v]) => acc.split(v).join(`{{${k}}}`), s);
+  return {
+    ...req,
+    path: strip(req.path),
+    headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, strip(v)])),
+    ...(req.body === undefined ? {} : { body: strip(req.body) }),
+  };
+}

@@ -1,0 +1,66 @@
+// The app the fuzz suite and its regression replay hit: real HTTP on a port, a regtest node, a sandbox wallet with an
+// issued address, an OAuth client and token; background work stopped so only requests could change tables.
+import type { AddressInfo } from 'node:net';
+import { createTestApp, type TestApp } from '../support/test-app.ts';
+import { writeRatesFile } from '../support/rates-file.ts';
+import { createClient, customRequest, tokenFor } from '../support/payment-api.ts';
+import { startRegtestNode, type RegtestNode } from '../support/regtest-node.ts';
+import { generateNewWallet } from '../../src/bitcoin/new-wallet.ts';
+import type { Engine } from '../../src/db/database.ts';
+import { routesOf, type Fixture, type Route } from './bad-input.ts';
+
+export interface FuzzTarget {
+  t: TestApp;
+  port: number;
+  routes: Route[];
+  fixture: Fixture;
+  /** Fixture values by placeholder name, for storing and replaying cases. */
+  values: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** Boots the target on an engine. */
+export async function startFuzzTarget(engine: Engine): Promise<FuzzTarget> {
+  const node: RegtestNode = await startRegtestNode();
+  const t = await createTestApp(engine, {
+    env: { SATGATE_RATES_FILE: writeRatesFile() },
+    chains: { test: { rpcUrl: node.rpcUrl, network: 'regtest' } },
+    start: true,
+  });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (t.app.server.address() as AddressInfo).port;
+  const pub = generateNewWallet(true).accountKey;
+  const apiId = (await t.app.inject({ method: 'POST', url: '/add_pub', payload: { pub, account_name: 'shop' } })).json().api_id as string;
+  const address = (await t.app.inject({ method: 'POST', url: '/set_addr', payload: { api_id: apiId } })).json().addr as string;
+  const client = await createClient(t.ctx, [apiId]);
+  const token = await tokenFor(t.app, client);
+  const request = customRequest(apiId);
+  const created = await t.app.inject({ method: 'POST', url: '/api/v1/payment/request', headers: { authorization: `Bearer ${token}` }, payload: request });
+  const reference = created.json().payment_reference as string;
+  if (!apiId || !address || !reference) throw new Error(`fuzz fixture incomplete: ${created.body}`);
+  await t.ctx.stopBackground();
+  const values = { pub, api_id: apiId, address, token, client_id: client.client_id, client_secret: client.client_secret, reference };
+  const fixture: Fixture = {
+    bodies: {
+      'POST /add_pub': { pub, account_name: 'shop' },
+      'POST /set_addr': { api_id: apiId },
+      'POST /addr_info': { address, info: 'note' },
+      'POST /api/v1/payment/request': request,
+      'POST /oauth/token': { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret },
+    },
+    headers: { 'POST /api/v1/payment/request': { authorization: `Bearer ${token}` } },
+    params: { pub, public_key: pub, address, payment_reference: reference, from: 'usd', to: 'btc', amount: '10', date: '01-15-2024' },
+  };
+  const routes = routesOf(t.app.swagger() as Parameters<typeof routesOf>[0]);
+  return {
+    t,
+    port,
+    routes,
+    fixture,
+    values,
+    close: async () => {
+      await t.close();
+      await node.stop();
+    },
+  };
+}
