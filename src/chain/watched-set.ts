@@ -16,6 +16,8 @@ export class WatchedSet {
   readonly scripts = new ScriptIndex<WatchedAddress>();
   /** `txid:vout` of every recorded output paying a watched script, to its chain_outputs id. */
   readonly outpoints = new Map<string, bigint>();
+  /** Each watched address's script, for the light watcher, which asks its server per script. */
+  readonly scriptsById = new Map<bigint, Uint8Array>();
 
   constructor(readonly chain: ChainId) {}
 
@@ -40,6 +42,7 @@ export class WatchedSet {
   /** Starts watching a script (a newly issued address). */
   addScript(script: Uint8Array, address: WatchedAddress): void {
     if (!this.scripts.has(script)) this.scripts.add(script, address);
+    this.scriptsById.set(address.addressId, script);
   }
 
   get size(): number {
