@@ -4,7 +4,7 @@ import type { Db } from '../db/database.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import { HealthRegistry } from '../http/health.ts';
-import { ChainService, type ChainEndpoints } from '../chain/chain-service.ts';
+import { ChainService, type ChainEndpoint, type ChainEndpoints } from '../chain/chain-service.ts';
 import { createRateService } from '../rates/rate-service.ts';
 import { OutboxWorker } from '../notify/outbox-worker.ts';
 import { WebhookSender } from '../notify/webhook-sender.ts';
@@ -180,16 +180,24 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     },
     stopBackground: async () => {
       await singleton.stop();
+      // Closes the light sources' connections too (the singleton only stops the watchers).
+      await chains.close();
       await worker.stop();
       await wallets.pool.close();
     },
   };
 }
 
-/** The nodes named by SATGATE_LIVE_RPC_URL and SATGATE_TEST_RPC_URL. */
+/** The chain source of each network: a node (SATGATE_*_RPC_URL), an Electrum server or an Esplora API. */
 export function endpointsFromConfig(config: Config): ChainEndpoints {
-  return {
-    ...(config.liveRpcUrl ? { live: { rpcUrl: config.liveRpcUrl } } : {}),
-    ...(config.testRpcUrl ? { test: { rpcUrl: config.testRpcUrl, network: config.testNetwork } } : {}),
+  const light = {
+    proxy: config.proxy,
+    tipCacheMs: config.esploraTipCacheMs,
+    budget: { ratePerSecond: config.lightMaxRps, burst: config.lightMaxRps * 4 },
   };
+  const source = (rpcUrl: string | null, electrumUrl: string | null, esploraUrl: string | null): ChainEndpoint | undefined =>
+    rpcUrl ? { rpcUrl } : electrumUrl ? { electrumUrl, ...light } : esploraUrl ? { esploraUrl, ...light } : undefined;
+  const live = source(config.liveRpcUrl, config.liveElectrumUrl, config.liveEsploraUrl);
+  const test = source(config.testRpcUrl, config.testElectrumUrl, config.testEsploraUrl);
+  return { ...(live ? { live } : {}), ...(test ? { test: { ...test, network: config.testNetwork } } : {}) };
 }

@@ -48,6 +48,33 @@ export async function metricsRoutes(app: FastifyInstance, ctx: AppContext): Prom
       for (const c of ctx.chains.all()) this.set({ chain: c.id }, c.watched.size);
     },
   });
+  // Light chain sources (Electrum, Esplora): the request budget, refusals, lies and the cold sweep.
+  const lightGauge = (name: string, help: string, read: (h: Record<string, unknown>) => Array<[Record<string, string>, number]>) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['chain', 'source', 'tier'] as const,
+      registers: [registry],
+      collect() {
+        for (const c of ctx.chains.all()) {
+          const h = c.watcher.health();
+          if (h.source !== 'electrum' && h.source !== 'esplora') continue;
+          for (const [labels, value] of read(h)) this.set({ chain: c.id, source: String(h.source), ...labels }, value);
+        }
+      },
+    });
+  const num = (v: unknown) => (typeof v === 'number' ? v : 0);
+  lightGauge('satgate_chain_source_requests_total', 'Requests sent to the light server since start', (h) => [[{}, num(h.requests)]]);
+  lightGauge('satgate_chain_source_requests_last_minute', 'Requests sent to the light server in the last 60 seconds', (h) => [[{}, num(h.requestsLastMinute)]]);
+  lightGauge('satgate_chain_source_refusals_total', 'HTTP 429/5xx answers and dropped connections from the light server', (h) => [[{}, num(h.refusals)]]);
+  lightGauge('satgate_chain_source_lies_total', 'Claims of the light server that did not verify (ignored)', (h) => [[{}, num(h.lies)]]);
+  lightGauge('satgate_chain_source_verified', '1 when our verified header chain reaches the server tip and no lie was seen in the last hour', (h) => [[{}, h.verified ? 1 : 0]]);
+  lightGauge('satgate_chain_watched_by_tier', 'Watched addresses per tier (hot every poll, warm less often, cold in a sweep)', (h) => {
+    const t = (h.tiers ?? {}) as Record<string, unknown>;
+    return (['hot', 'warm', 'cold'] as const).map((tier) => [{ tier }, num(t[tier])]);
+  });
+  lightGauge('satgate_chain_cold_sweep_done', 'Cold addresses asked about in the current sweep round', (h) => [[{}, num((h.coldSweep as Record<string, unknown> | undefined)?.done)]]);
+
   new Gauge({
     name: 'satgate_rates_available',
     help: '1 when current (non-stale) exchange rates are available',

@@ -50,7 +50,7 @@ export async function runServer(config: Config = loadConfig(), opts: { dev?: boo
   }
   if (runDevChain) {
     log.warn(
-      'DEVELOPMENT MODE: no Bitcoin node is configured (SATGATE_LIVE_RPC_URL, SATGATE_TEST_RPC_URL), so satgate runs its own ' +
+      'DEVELOPMENT MODE: no chain source is configured (SATGATE_{LIVE,TEST}_{RPC,ELECTRUM,ESPLORA}_URL), so satgate runs its own ' +
         'regtest chain as the sandbox network. Live mode is disabled. Try: npx satgate dev pay <address> 0.001; npx satgate dev mine',
     );
     if (!config.ratesFile && !config.rateProviders) {

@@ -6,25 +6,51 @@ import { ServiceUnavailableError } from '../core/errors.ts';
 import { RpcClient } from './rpc-client.ts';
 import { ChainStore } from './chain-store.ts';
 import { ChainWatcher } from './chain-watcher.ts';
+import { LightChainSource, RpcChainSource, type ChainFollower, type ChainSource } from './chain-source.ts';
+import { LightWatcher } from './light/light-watcher.ts';
+import { ElectrumBackend } from './light/electrum-backend.ts';
+import { EsploraBackend } from './light/esplora-backend.ts';
+import { parseElectrumUrl } from './light/electrum-client.ts';
+import { parseProxyUrl } from './light/socks-proxy.ts';
+import type { BudgetOptions } from './light/request-budget.ts';
+import type { LightBackend } from './light/light-backend.ts';
 import { WatchedSet, type WatchedAddress } from './watched-set.ts';
 import type { ChainId } from './chain-id.ts';
 import type { ChainChangeListener } from './chain-events.ts';
 import { subscribeBcoin, type PushSubscription } from './bcoin-push.ts';
 
-/** One followed chain: its node, what it watches and the watcher. */
+/** One followed chain: its source, what it watches and the watcher. */
 export interface FollowedChain {
   id: ChainId;
   network: Network;
-  rpc: RpcClient;
+  source: ChainSource;
   store: ChainStore;
   watched: WatchedSet;
-  watcher: ChainWatcher;
+  watcher: ChainFollower;
 }
 
-/** Where each chain's node is; a chain without a node is not followed. */
+/** Light-server request budget and proxy, shared by the Electrum and Esplora endpoints. */
+interface LightOptions {
+  /** `socks5://host:port` (Tor). */
+  proxy?: string | null;
+  budget?: BudgetOptions;
+  /** Esplora: tip asked no more often than this (default 10 s, its cache). */
+  tipCacheMs?: number;
+  /** Warm addresses every N polls, cold ones per poll. */
+  warmEvery?: number;
+  coldPerPoll?: number;
+}
+
+/** Where one chain is read from: exactly one of a node's RPC, an Electrum server or an Esplora API. */
+export type ChainEndpoint =
+  | { rpcUrl: string; cookieFile?: string }
+  | ({ electrumUrl: string } & LightOptions)
+  | ({ esploraUrl: string } & LightOptions);
+
+/** Where each chain is read from; a chain without a source is not followed. */
 export interface ChainEndpoints {
-  live?: { rpcUrl: string; cookieFile?: string };
-  test?: { rpcUrl: string; cookieFile?: string; network: Network };
+  live?: ChainEndpoint;
+  test?: ChainEndpoint & { network: Network };
 }
 
 /** The chains this process follows, and the one way other code asks for a mode's chain. */
@@ -34,8 +60,8 @@ export class ChainService {
   private readonly committedListeners: Array<() => void> = [];
   private readonly pushes: PushSubscription[] = [];
   private pushWanted = true;
-  /** Each chain's node URL with its credentials (the push subscription authenticates with them). */
-  private readonly nodeUrls = new Map<ChainId, string>();
+  /** Each node-RPC chain's client and URL with its credentials (the push subscription authenticates with them). */
+  private readonly nodes = new Map<ChainId, { rpc: RpcClient; url: string }>();
 
   constructor(
     private readonly db: Db,
@@ -47,20 +73,40 @@ export class ChainService {
 
   /** Sets up the watchers for the configured nodes and loads their watched sets. */
   async configure(endpoints: ChainEndpoints): Promise<void> {
-    if (endpoints.live) await this.add('live', 'mainnet', endpoints.live.rpcUrl, endpoints.live.cookieFile);
-    if (endpoints.test) await this.add('test', endpoints.test.network, endpoints.test.rpcUrl, endpoints.test.cookieFile);
+    if (endpoints.live) await this.add('live', 'mainnet', endpoints.live);
+    if (endpoints.test) await this.add('test', endpoints.test.network, endpoints.test);
   }
 
-  private async add(id: ChainId, network: Network, rpcUrl: string, cookieFile?: string): Promise<void> {
-    const rpc = new RpcClient({ url: rpcUrl, cookieFile, fallbackFeeRate: this.fallbackFeeRate, timeoutMs: 30_000 });
+  private async add(id: ChainId, network: Network, endpoint: ChainEndpoint): Promise<void> {
     const store = new ChainStore(this.db, id);
     const watched = new WatchedSet(id);
     await watched.load(this.db);
-    const watcher = new ChainWatcher({ rpc, store, watched, clock: this.clock, log: this.log, pollMs: this.pollMs, network });
+    const common = { store, watched, clock: this.clock, log: this.log, pollMs: this.pollMs, network };
+    let source: ChainSource;
+    let watcher: ChainFollower;
+    if ('rpcUrl' in endpoint) {
+      const rpc = new RpcClient({ url: endpoint.rpcUrl, cookieFile: endpoint.cookieFile, fallbackFeeRate: this.fallbackFeeRate, timeoutMs: 30_000 });
+      source = new RpcChainSource(rpc);
+      watcher = new ChainWatcher({ rpc, ...common });
+      this.nodes.set(id, { rpc, url: endpoint.rpcUrl });
+    } else {
+      let backend: LightBackend;
+      if ('electrumUrl' in endpoint) {
+        backend = new ElectrumBackend({
+          endpoint: parseElectrumUrl(endpoint.electrumUrl),
+          proxy: endpoint.proxy ? parseProxyUrl(endpoint.proxy) : null,
+          budget: endpoint.budget,
+        });
+      } else {
+        if (endpoint.proxy) throw new Error('SATGATE_PROXY is supported for Electrum servers only (see docs/decisions.md)');
+        backend = new EsploraBackend({ url: endpoint.esploraUrl, budget: endpoint.budget, tipCacheMs: endpoint.tipCacheMs });
+      }
+      source = new LightChainSource(backend, this.fallbackFeeRate);
+      watcher = new LightWatcher({ backend, db: this.db, warmEvery: endpoint.warmEvery, coldPerPoll: endpoint.coldPerPoll, ...common });
+    }
     for (const l of this.listeners) watcher.onChange(l);
     for (const l of this.committedListeners) watcher.onCommitted(l);
-    this.chains.set(id, { id, network, rpc, store, watched, watcher });
-    this.nodeUrls.set(id, rpcUrl);
+    this.chains.set(id, { id, network, source, store, watched, watcher });
   }
 
   /** Registers a listener on every chain, present and future, called inside each change's transaction. */
@@ -86,8 +132,8 @@ export class ChainService {
     if (!chain) {
       throw new ServiceUnavailableError(
         mode === 'live'
-          ? 'live mode is not available: no mainnet node is configured (set SATGATE_LIVE_RPC_URL)'
-          : 'sandbox mode is not available: no test network node is configured (set SATGATE_TEST_RPC_URL)',
+          ? 'live mode is not available: no mainnet chain source is configured (set SATGATE_LIVE_RPC_URL, SATGATE_LIVE_ELECTRUM_URL or SATGATE_LIVE_ESPLORA_URL)'
+          : 'sandbox mode is not available: no test network chain source is configured (set SATGATE_TEST_RPC_URL, SATGATE_TEST_ELECTRUM_URL or SATGATE_TEST_ESPLORA_URL)',
       );
     }
     return chain;
@@ -122,10 +168,12 @@ export class ChainService {
    * docs/performance.md), so on Core the watcher polls only.
    */
   private async subscribe(c: FollowedChain): Promise<void> {
+    const node = this.nodes.get(c.id);
+    if (!node) return; // light sources: Electrum subscriptions and polling (see chain/light/)
     try {
-      const info = await c.rpc.call<{ subversion?: string }>('getnetworkinfo');
+      const info = await node.rpc.call<{ subversion?: string }>('getnetworkinfo');
       if (!/bcoin/i.test(info.subversion ?? '')) return;
-      this.pushes.push(subscribeBcoin(this.nodeUrls.get(c.id) ?? c.rpc.url, () => c.watcher.wake(), this.log));
+      this.pushes.push(subscribeBcoin(node.url, () => c.watcher.wake(), this.log));
     } catch (err) {
       this.log.debug({ chain: c.id, err: err instanceof Error ? err.message : String(err) }, 'node events unavailable; polling only');
     }
@@ -135,6 +183,12 @@ export class ChainService {
   async stop(): Promise<void> {
     for (const p of this.pushes.splice(0)) p.close();
     await Promise.all([...this.chains.values()].map((c) => c.watcher.stop()));
+  }
+
+  /** Stops every watcher and closes the sources' connections (light servers keep sockets open). */
+  async close(): Promise<void> {
+    await this.stop();
+    await Promise.all([...this.chains.values()].map((c) => c.source.close()));
   }
 
   /** Polls every chain once now (tests and the dev CLI use it to avoid waiting for the timer). */

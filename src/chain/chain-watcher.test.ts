@@ -15,11 +15,15 @@ import { WalletMonitor } from '../wallets/wallet-monitor.ts';
 import type { AddressRow } from '../wallets/wallet-repository.ts';
 import { accountNodeFromMnemonic } from '../bitcoin/new-wallet.ts';
 import { Transaction } from '@scure/btc-signer';
+import { SOURCES, startSource, type RunningSource } from '../../test/support/chain-sources.ts';
 
 const log = pino({ level: 'silent' });
 
-describe.each(testEngines())('the chain watcher on %s', (engine) => {
+const cases = testEngines().flatMap((engine) => SOURCES.map((source) => [engine, source] as const));
+
+describe.each(cases)('the chain watcher on %s through the %s', (engine, sourceName) => {
   let node: RegtestNode;
+  let source: RunningSource;
   let testDb: TestDb;
   let chains: ChainService;
   let repo: WalletRepository;
@@ -42,12 +46,14 @@ describe.each(testEngines())('the chain watcher on %s', (engine) => {
     issuer = new AddressIssuer(testDb.db.engine);
     monitor = new WalletMonitor(repo, new AddressActivity(testDb.db), TEST_MASTER_KEY);
     chains = new ChainService(testDb.db, Date.now, log, 50, 2n);
-    await chains.configure({ test: { rpcUrl: node.rpcUrl, network: 'regtest' } });
+    source = await startSource(sourceName, node);
+    await chains.configure({ test: { ...source.endpoint, network: 'regtest' } });
     await chains.pollNow();
   });
 
   afterAll(async () => {
-    await chains?.stop();
+    await chains?.close();
+    await source?.stop();
     await testDb?.dispose();
     await node?.stop();
   });

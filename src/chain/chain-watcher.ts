@@ -6,6 +6,8 @@ import type { RpcClient } from './rpc-client.ts';
 import type { ChainStore } from './chain-store.ts';
 import type { WatchedSet } from './watched-set.ts';
 import type { ChainChange, ChainChangeCause, ChainChangeListener } from './chain-events.ts';
+import { recordMatchedTx, type TxPlace } from './tx-recorder.ts';
+import type { ChainFollower } from './chain-source.ts';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { PeriodicTask } from '../core/periodic-task.ts';
@@ -47,7 +49,7 @@ type Trx = Transaction<Database>;
  * point on a reorg, scans the mempool, withdraws transactions that leave it unmined, and applies each
  * block's effects with the new tip in one database transaction.
  */
-export class ChainWatcher {
+export class ChainWatcher implements ChainFollower {
   private readonly listeners: ChainChangeListener[] = [];
   private readonly seenMempool = new Set<string>();
   private readonly task: PeriodicTask;
@@ -140,6 +142,8 @@ export class ChainWatcher {
     return {
       ok: !stalled,
       network: this.opts.network,
+      source: 'rpc',
+      sourceUrl: this.opts.rpc.url,
       tipHeight: this.tipHeight,
       watchedScripts: this.opts.watched.size,
       lastPollAt: this.lastPollAt,
@@ -231,42 +235,15 @@ export class ChainWatcher {
   }
 
   /** Matches one transaction's outputs and inputs; records it when it touches a watched script. */
-  private async recordTx(
+  private recordTx(
     trx: Trx,
     tx: RawTx,
-    where: { block: { hash: string; height: number; time: number } } | { mempool: true },
+    where: TxPlace,
     now: number,
     touched: Set<bigint>,
     added: Array<[string, bigint]>,
   ): Promise<boolean> {
-    const { watched, store } = this.opts;
-    const credits: Array<{ vout: number; addressId: bigint; value: bigint }> = [];
-    for (let vout = 0; vout < tx.outputs.length; vout++) {
-      const out = tx.outputs[vout]!;
-      const hit = watched.scripts.get(out.script);
-      if (hit) credits.push({ vout, addressId: hit.addressId, value: out.value });
-    }
-    const debits: Array<{ vin: number; outputId: bigint }> = [];
-    if (!tx.coinbase) {
-      for (let vin = 0; vin < tx.inputs.length; vin++) {
-        const input = tx.inputs[vin]!;
-        const outputId = watched.outpoints.get(`${input.prevTxid}:${input.vout}`);
-        if (outputId !== undefined) debits.push({ vin, outputId });
-      }
-    }
-    if (credits.length === 0 && debits.length === 0) return false;
-    const txRowId = await store.upsertTx(trx, { txid: tx.txid, locktime: tx.locktime }, where, now);
-    for (const c of credits) {
-      const outputId = await store.addOutput(trx, txRowId, c.vout, c.addressId, c.value, now);
-      const key = `${tx.txid}:${c.vout}`;
-      if (!watched.outpoints.has(key)) {
-        watched.outpoints.set(key, outputId);
-        added.push([key, outputId]);
-      }
-      touched.add(c.addressId);
-    }
-    for (const d of debits) touched.add(await store.addSpend(trx, txRowId, d.vin, d.outputId));
-    return true;
+    return recordMatchedTx(this.opts.store, this.opts.watched, trx, tx, where, now, touched, added);
   }
 
   private async syncMempool(): Promise<void> {

@@ -8,9 +8,13 @@ import { writeRatesFile } from '../../test/support/rates-file.ts';
 import { eventually, startServerProcess, type ServerProcess } from '../../test/support/server-process.ts';
 import { generateNewWallet } from '../bitcoin/new-wallet.ts';
 import { decodeAddress } from '../bitcoin/address.ts';
+import { SOURCES, startSource, type RunningSource } from '../../test/support/chain-sources.ts';
 
-describe.each(testEngines())('a satgate process killed with SIGKILL on %s', (engine) => {
+const cases = testEngines().flatMap((engine) => SOURCES.map((source) => [engine, source] as const));
+
+describe.each(cases)('a satgate process killed with SIGKILL on %s, reading the chain through the %s', (engine, sourceName) => {
   let node: RegtestNode;
+  let source: RunningSource;
   let testDb: TestDb;
   let env: Record<string, string>;
   let server: ServerProcess | undefined;
@@ -19,10 +23,11 @@ describe.each(testEngines())('a satgate process killed with SIGKILL on %s', (eng
     node = await startRegtestNode();
     testDb = await createTestDb(engine);
     await testDb.db.close();
+    source = await startSource(sourceName, node);
     env = {
       ...testDb.env,
       SATGATE_DATA_DIR: testDb.env.SATGATE_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'satgate-restart-')),
-      SATGATE_TEST_RPC_URL: node.rpcUrl,
+      ...source.env,
       SATGATE_TEST_NETWORK: 'regtest',
       SATGATE_RATES_FILE: writeRatesFile(),
       SATGATE_POLL_MS: '100',
@@ -32,6 +37,7 @@ describe.each(testEngines())('a satgate process killed with SIGKILL on %s', (eng
   afterAll(async () => {
     server?.child.kill('SIGKILL');
     await testDb?.dispose();
+    await source?.stop();
     await node?.stop();
   });
 

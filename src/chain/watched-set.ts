@@ -19,6 +19,8 @@ export class WatchedSet {
   readonly scripts = new ScriptIndex<WatchedAddress>();
   /** `txid:vout` of every recorded output paying a watched script, to its chain_outputs id. */
   readonly outpoints = new Map<string, bigint>();
+  /** Each watched address's script, for the light watcher, which asks its server per script. */
+  readonly scriptsById = new Map<bigint, Uint8Array>();
 
   /** Highest address id loaded so far (see loadNew). */
   private maxAddressId = 0n;
@@ -62,6 +64,7 @@ export class WatchedSet {
   addScript(script: Uint8Array, address: WatchedAddress): void {
     if (address.addressId > this.maxAddressId) this.maxAddressId = address.addressId;
     if (!this.scripts.has(script)) this.scripts.add(script, address);
+    this.scriptsById.set(address.addressId, script);
   }
 
   get size(): number {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RpcChainSource } from '../chain/chain-source.ts';
 import pino from 'pino';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { startRegtestNode, type RegtestNode } from '../../test/support/regtest-node.ts';
@@ -47,7 +48,7 @@ describe('satgate spend list and spend bump', () => {
     await chains.pollNow();
     // A spend the node never accepted (its first broadcast failed): stalled at 1 sat/vB.
     const spending = createSpending({ db: testDb.db, chains, masterKey, clock: Date.now, log, pollMs: 50, fallbackFeeRate: 2n });
-    const rpc = chains.get('test')!.rpc;
+    const rpc = (chains.get('test')!.source as RpcChainSource).rpc;
     const send = rpc.sendRawTransaction.bind(rpc);
     rpc.sendRawTransaction = async () => {
       throw new Error('node unreachable');

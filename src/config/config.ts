@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { isIP } from 'node:net';
 import { PROVIDER_NAMES } from './rate-provider-names.ts';
+import { parseElectrumUrl } from './electrum-url.ts';
 
 /** Test networks a sandbox node may run on. */
 export type TestNetwork = 'testnet4' | 'signet' | 'regtest';
@@ -16,7 +17,18 @@ export interface Config {
   liveRpcUrl: string | null;
   testRpcUrl: string | null;
   testNetwork: TestNetwork;
-  /** True when no node is configured and the service runs its own regtest node. */
+  /** Light mode: an Electrum server (`tcp://`, `ssl://`, `?fingerprint=`) or an Esplora API root per network. */
+  liveElectrumUrl: string | null;
+  liveEsploraUrl: string | null;
+  testElectrumUrl: string | null;
+  testEsploraUrl: string | null;
+  /** SOCKS5 proxy for Electrum connections (Tor), `socks5://host:port`. */
+  proxy: string | null;
+  /** How long an Esplora tip answer is reused (default 10 s, Esplora's own cache). */
+  esploraTipCacheMs: number;
+  /** Sustained requests per second to a light server (token bucket; bursts of 4x). */
+  lightMaxRps: number;
+  /** True when no chain source is configured and the service runs its own regtest node. */
   devChain: boolean;
   pollMs: number;
   /** Wake the watcher on the node's own events where it offers them (bcoin's websocket); polling stays on. */
@@ -118,15 +130,45 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const masterKeyFile = resolve(str('SATGATE_MASTER_KEY_FILE') ?? `${dataDir}/master.key`);
   const liveRpcUrl = url('SATGATE_LIVE_RPC_URL', ['http:', 'https:']);
   const testRpcUrl = url('SATGATE_TEST_RPC_URL', ['http:', 'https:']);
+  const electrumUrl = (name: string): string | null => {
+    const v = str(name);
+    if (v === null) return null;
+    try {
+      parseElectrumUrl(v);
+      return v;
+    } catch (err) {
+      problems.push(`${name}: ${(err as Error).message}`);
+      return null;
+    }
+  };
+  const liveElectrumUrl = electrumUrl('SATGATE_LIVE_ELECTRUM_URL');
+  const liveEsploraUrl = url('SATGATE_LIVE_ESPLORA_URL', ['http:', 'https:']);
+  const testElectrumUrl = electrumUrl('SATGATE_TEST_ELECTRUM_URL');
+  const testEsploraUrl = url('SATGATE_TEST_ESPLORA_URL', ['http:', 'https:']);
+  // Exactly one source per network: two would be two truths.
+  for (const [net, names] of [
+    ['mainnet', ['SATGATE_LIVE_RPC_URL', 'SATGATE_LIVE_ELECTRUM_URL', 'SATGATE_LIVE_ESPLORA_URL']],
+    ['the test network', ['SATGATE_TEST_RPC_URL', 'SATGATE_TEST_ELECTRUM_URL', 'SATGATE_TEST_ESPLORA_URL']],
+  ] as const) {
+    const set = names.filter((n) => str(n) !== null);
+    if (set.length > 1) problems.push(`${set.join(' and ')} are both set: choose exactly one chain source for ${net}`);
+  }
+  const proxy = str('SATGATE_PROXY');
+  if (proxy !== null && !/^socks5h?:\/\/[^/]+:\d+\/?$/.test(proxy)) problems.push('SATGATE_PROXY must look like socks5://127.0.0.1:9050');
+  if (proxy !== null && (liveEsploraUrl !== null || testEsploraUrl !== null)) {
+    problems.push('SATGATE_PROXY works with Electrum servers only; an Esplora API through Tor is not supported yet');
+  }
+  const testSource = testRpcUrl ?? testElectrumUrl ?? testEsploraUrl;
+  const liveSource = liveRpcUrl ?? liveElectrumUrl ?? liveEsploraUrl;
   const testNetworkRaw = str('SATGATE_TEST_NETWORK');
-  let testNetwork: TestNetwork = testRpcUrl ? 'testnet4' : 'regtest';
+  let testNetwork: TestNetwork = testSource ? 'testnet4' : 'regtest';
   if (testNetworkRaw !== null) {
     if ((TEST_NETWORKS as readonly string[]).includes(testNetworkRaw)) testNetwork = testNetworkRaw as TestNetwork;
     else problems.push(`SATGATE_TEST_NETWORK=${JSON.stringify(testNetworkRaw)} must be one of ${TEST_NETWORKS.join(', ')}`);
   }
-  const devChain = liveRpcUrl === null && testRpcUrl === null;
+  const devChain = liveSource === null && testSource === null;
   if (devChain && testNetworkRaw !== null && testNetwork !== 'regtest') {
-    problems.push('SATGATE_TEST_NETWORK other than regtest needs SATGATE_TEST_RPC_URL (the built-in development chain is regtest)');
+    problems.push('SATGATE_TEST_NETWORK other than regtest needs a test chain source such as SATGATE_TEST_RPC_URL (the built-in development chain is regtest)');
   }
   const providersRaw = str('SATGATE_RATE_PROVIDERS');
   const rateProviders = providersRaw === null ? null : providersRaw.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean);
@@ -200,6 +242,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     liveRpcUrl,
     testRpcUrl,
     testNetwork,
+    liveElectrumUrl,
+    liveEsploraUrl,
+    testElectrumUrl,
+    testEsploraUrl,
+    proxy,
+    esploraTipCacheMs: int('SATGATE_ESPLORA_TIP_CACHE_MS', 10_000, 0, 600_000),
+    lightMaxRps: int('SATGATE_LIGHT_MAX_RPS', 5, 1, 10_000),
     devChain,
     pollMs: int('SATGATE_POLL_MS', 1000, 50, 600_000),
     nodePush: nodePush === null || nodePush === '1' || nodePush === 'true',

@@ -2,6 +2,7 @@
 // node: token, request, QR decoded back with jsQR (and zbarimg when installed), payment from the regtest payer, status polling
 // through unconfirmed to confirmed, stored transitions, outbox rows, and signed webhooks received.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SOURCES, startSource, type RunningSource } from '../../test/support/chain-sources.ts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startRegtestNode, type RegtestNode } from '../../test/support/regtest-node.ts';
@@ -24,7 +25,10 @@ afterAll(async () => {
   await node?.stop();
 });
 
-describe.each(testEngines())('the custom payment flow on %s', (engine) => {
+const cases = testEngines().flatMap((engine) => SOURCES.map((source) => [engine, source] as const));
+
+describe.each(cases)('the custom payment flow on %s, reading the chain through the %s', (engine, sourceName) => {
+  let source: RunningSource;
   let t: TestApp;
   let origin: string;
   let merchant: Server;
@@ -40,9 +44,10 @@ describe.each(testEngines())('the custom payment flow on %s', (engine) => {
       });
     });
     await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));
+    source = await startSource(sourceName, node);
     t = await createTestApp(engine, {
       env: { SATGATE_RATES_FILE: writeRatesFile({ USD: '50000.00' }), SATGATE_ALLOW_PRIVATE_WEBHOOKS: '1' },
-      chains: { test: { rpcUrl: node.rpcUrl, network: 'regtest' } },
+      chains: { test: { ...source.endpoint, network: 'regtest' } },
       start: true,
     });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -51,6 +56,7 @@ describe.each(testEngines())('the custom payment flow on %s', (engine) => {
   });
   afterAll(async () => {
     await t?.close();
+    await source?.stop();
     await new Promise((r) => merchant?.close(r));
   });
 

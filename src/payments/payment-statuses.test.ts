@@ -1,6 +1,7 @@
 // Every payment status reached on a bcoin regtest node by paying the right amount, plus invalidation,
 // late funds valued at the spot rate, a double spend and reorgs, each re-derived by the status machine.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SOURCES, startSource, type RunningSource } from '../../test/support/chain-sources.ts';
 import { startRegtestNode, type RegtestNode } from '../../test/support/regtest-node.ts';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { testEngines } from '../../test/support/test-db.ts';
@@ -16,18 +17,22 @@ afterAll(async () => {
   await node?.stop();
 });
 
-describe.each(testEngines())('payment statuses on a regtest chain on %s', (engine) => {
+const cases = testEngines().flatMap((engine) => SOURCES.map((source) => [engine, source] as const));
+
+describe.each(cases)('payment statuses on a regtest chain on %s, reading the chain through the %s', (engine, sourceName) => {
+  let source: RunningSource;
   let t: TestApp;
   let offset = 0;
   let apiId: string;
   let token: string;
 
   beforeAll(async () => {
+    source = await startSource(sourceName, node);
     t = await createTestApp(engine, {
       // The tests drive the watcher with pollNow; a background poll between paying and mining would add a step
       // (seen under load), so the timer is pushed out of the way.
       env: { SATGATE_RATES_FILE: writeRatesFile({ USD: '50000.00', EUR: '46000.50' }), SATGATE_POLL_MS: '600000' },
-      chains: { test: { rpcUrl: node.rpcUrl, network: 'regtest' } },
+      chains: { test: { ...source.endpoint, network: 'regtest' } },
       clock: () => Date.now() + offset,
       start: true,
     });
@@ -37,6 +42,7 @@ describe.each(testEngines())('payment statuses on a regtest chain on %s', (engin
   });
   afterAll(async () => {
     await t?.close();
+    await source?.stop();
   });
 
   async function request(over: Record<string, unknown> = {}) {

@@ -4,6 +4,7 @@
  * refunds exactly (each output a scheduled refund's address and amount, or the wallet's own change),
  * spends only the wallet's free coins, and pays a sane fee; then it is recorded and broadcast.
  */
+import { RpcChainSource } from '../chain/chain-source.ts';
 import type { Db } from '../db/database.ts';
 import { WalletApiError } from '../core/errors.ts';
 import { parseExtendedPublicKey } from '../bitcoin/extended-key.ts';
@@ -72,10 +73,10 @@ export async function refundPsbt(deps: WatchOnlyDeps, wallet: WalletRow) {
     if (err instanceof InsufficientFundsError) throw new WalletApiError('201', `Wrong or missing argument: the wallet cannot pay its scheduled refunds: ${err.message}`);
     throw err;
   }
-  const rpc = deps.chains.forMode(wallet.mode as 'live' | 'test').rpc;
+  const source = deps.chains.forMode(wallet.mode as 'live' | 'test').source;
   const inputs = [];
   for (const c of selection.coins) {
-    const prevTx = await rpc.getRawTransaction(c.txid);
+    const prevTx = await source.rawTransaction(c.txid);
     if (!prevTx) throw new Error(`the node does not have transaction ${c.txid}`);
     const full = coins.find((x) => x.outputId === c.outputId)!;
     inputs.push({ txid: c.txid, vout: c.vout, value: c.value, script: Buffer.from(full.scriptHex, 'hex'), prevTx, ...branchAndIndex(full.derivationIndex) });
@@ -205,7 +206,10 @@ export async function submitSignedRefund(deps: WatchOnlyDeps, wallet: WalletRow,
  * broadcaster then retries, and the operator sees the node's reason in `satgate spend list`.
  */
 async function mempoolRejects(deps: WatchOnlyDeps, mode: string, hex: string): Promise<string | undefined> {
-  const rpc = deps.chains.forMode(mode as 'live' | 'test').rpc;
+  const source = deps.chains.forMode(mode as 'live' | 'test').source;
+  // Only a node answers testmempoolaccept; a light source's broadcast is the first check there.
+  if (!(source instanceof RpcChainSource)) return undefined;
+  const rpc = source.rpc;
   try {
     const [result] = await rpc.call<{ allowed?: boolean; 'reject-reason'?: string }[]>('testmempoolaccept', [[hex]]);
     return result && result.allowed === false ? (result['reject-reason'] ?? 'rejected') : undefined;

@@ -82,7 +82,7 @@ export class SpendBroadcaster {
     const chain = this.deps.chains.get(row.mode as 'live' | 'test');
     if (!chain) return false;
     try {
-      await chain.rpc.sendRawTransaction(row.raw_hex);
+      await chain.source.broadcast(Buffer.from(row.raw_hex, 'hex'));
       await noteBroadcastAttempt(this.deps.db, row.id, null, this.deps.clock());
       return true;
     } catch (err) {

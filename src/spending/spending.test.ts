@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RpcChainSource } from '../chain/chain-source.ts';
 import pino from 'pino';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -179,7 +180,7 @@ describe.each(testEngines())('spending from a service-held wallet on %s', (engin
 
   it('a stored spend the node refused is sent again until the node has it', async () => {
     await fund([50_000n]);
-    const rpc = chains.get('test')!.rpc;
+    const rpc = (chains.get('test')!.source as RpcChainSource).rpc;
     const original = rpc.sendRawTransaction.bind(rpc);
     rpc.sendRawTransaction = async () => {
       throw new Error('node unreachable');

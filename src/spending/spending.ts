@@ -100,9 +100,9 @@ export function createSpending(deps: SpendingDeps): Spending {
   const broadcaster = new SpendBroadcaster(deps);
 
   async function feeRate(mode: string): Promise<bigint> {
-    const rpc = deps.chains.forMode(mode as 'live' | 'test').rpc;
+    const source = deps.chains.forMode(mode as 'live' | 'test').source;
     try {
-      return await rpc.estimateSmartFee(deps.confTarget ?? 6);
+      return await source.estimateFee(deps.confTarget ?? 6);
     } catch (err) {
       deps.log.warn({ err: (err as Error).message }, 'estimatesmartfee failed; using the fallback fee rate');
       return deps.fallbackFeeRate;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SOURCES, startSource, type RunningSource } from '../../test/support/chain-sources.ts';
 import nacl from 'tweetnacl';
 import { startRegtestNode, type RegtestNode } from '../../test/support/regtest-node.ts';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
@@ -8,24 +9,29 @@ import { openBalancePayload, sealRequestPayload } from '../../test/support/paylo
 import { generateNewWallet } from '../bitcoin/new-wallet.ts';
 import { decodeAddress } from '../bitcoin/address.ts';
 
-describe.each(testEngines())('order addresses (set_addr) on %s', (engine) => {
+const cases = testEngines().flatMap((engine) => SOURCES.map((source) => [engine, source] as const));
+
+describe.each(cases)('order addresses (set_addr) on %s, reading the chain through the %s', (engine, sourceName) => {
   let node: RegtestNode;
+  let source: RunningSource;
   let t: TestApp;
   let now = Date.UTC(2026, 10, 21, 12, 0, 0);
   const ratesFile = writeRatesFile();
 
   beforeAll(async () => {
     node = await startRegtestNode();
+    source = await startSource(sourceName, node);
     t = await createTestApp(engine, {
       env: { SATGATE_RATES_FILE: ratesFile },
       clock: () => now,
-      chains: { test: { rpcUrl: node.rpcUrl, network: 'regtest' } },
+      chains: { test: { ...source.endpoint, network: 'regtest' } },
       start: true,
     });
   });
 
   afterAll(async () => {
     await t?.close();
+    await source?.stop();
     await node?.stop();
   });
 
@@ -163,7 +169,7 @@ describe.each(testEngines())('order addresses (set_addr) on %s', (engine) => {
   it('without any exchange rate, set_addr answers a clear 503 instead of hanging or pricing at zero', async () => {
     const offline = await createTestApp(engine, {
       env: { SATGATE_RATE_PROVIDERS: 'coingecko', SATGATE_RATE_BASE_URLS: 'coingecko=http://127.0.0.1:9' },
-      chains: { test: { rpcUrl: node.rpcUrl, network: 'regtest' } },
+      chains: { test: { ...source.endpoint, network: 'regtest' } },
       start: true,
     });
     try {

@@ -79,7 +79,7 @@ export class Withdrawals {
       throw new WalletApiError('201', `Wrong or missing argument: the wallet is ${merchant.pw.wallet_status}, not active; withdrawals need an approved KYC review`);
     }
     const chain = this.deps.chains.forMode(merchant.wallet.mode as ChainId);
-    const feeRate = await chain.rpc.estimateSmartFee(FEE_TARGET_BLOCKS);
+    const feeRate = await chain.source.estimateFee(FEE_TARGET_BLOCKS);
     const now = this.deps.clock();
     const { db } = this.deps;
     const row = await db.kysely.transaction().execute(async (trx) => {

@@ -1,0 +1,92 @@
+// The seam between the chain watchers and their backends (DESIGN.md section 10). A node (RPC) is scanned
+// block by block; a light server (Electrum, Esplora) is asked per script and verified against our own
+// header chain. Both produce the same records and change events; above the watcher nothing differs.
+import type { ChainChangeListener } from './chain-events.ts';
+import type { RpcClient } from './rpc-client.ts';
+import type { LightBackend } from './light/light-backend.ts';
+
+export type ChainSourceKind = 'rpc' | 'electrum' | 'esplora';
+
+/** What a watcher reports for GET /health and `satgate status`. */
+export interface FollowerHealth {
+  [detail: string]: unknown;
+  ok: boolean;
+  network: string;
+  tipHeight: number | null;
+  polls: number;
+  stalled: boolean;
+  error: string | null;
+}
+
+/** A chain watcher, whichever source it follows. */
+export interface ChainFollower {
+  onChange(listener: ChainChangeListener): void;
+  /** Called after a committed change touched an address (e.g. to wake the outbox). */
+  onCommitted(listener: () => void): void;
+  /** Polls now instead of at the next tick (a push hint). */
+  wake(): void;
+  start(): void;
+  stop(): Promise<void>;
+  /** One poll now (waits for one under way, then polls afresh). */
+  pollOnce(): Promise<void>;
+  health(): FollowerHealth;
+}
+
+/** The calls other capabilities make of a chain's source: spending, fees, looking a transaction up. */
+export interface ChainSource {
+  readonly kind: ChainSourceKind;
+  /** Where it is, without credentials. */
+  readonly url: string;
+  /** Sends a transaction; returns its txid. */
+  broadcast(raw: Uint8Array): Promise<string>;
+  /** Whole sat/vB for confirmation within `blocks`, the configured fallback when the source has none. */
+  estimateFee(blocks: number): Promise<bigint>;
+  /** Serialized transaction, or null when the source does not know it. */
+  rawTransaction(txid: string): Promise<Uint8Array | null>;
+  close(): Promise<void>;
+}
+
+/** Today's node: the RPC client, unchanged. */
+export class RpcChainSource implements ChainSource {
+  readonly kind = 'rpc' as const;
+  constructor(readonly rpc: RpcClient) {}
+  get url(): string {
+    return this.rpc.url;
+  }
+  broadcast(raw: Uint8Array): Promise<string> {
+    return this.rpc.sendRawTransaction(raw);
+  }
+  estimateFee(blocks: number): Promise<bigint> {
+    return this.rpc.estimateSmartFee(blocks);
+  }
+  rawTransaction(txid: string): Promise<Uint8Array | null> {
+    return this.rpc.getRawTransaction(txid);
+  }
+  async close(): Promise<void> {}
+}
+
+/** A light server behind the same calls. */
+export class LightChainSource implements ChainSource {
+  constructor(
+    readonly backend: LightBackend,
+    private readonly fallbackFeeRate: bigint,
+  ) {}
+  get kind(): 'electrum' | 'esplora' {
+    return this.backend.kind;
+  }
+  get url(): string {
+    return this.backend.url;
+  }
+  broadcast(raw: Uint8Array): Promise<string> {
+    return this.backend.broadcast(raw);
+  }
+  async estimateFee(blocks: number): Promise<bigint> {
+    return (await this.backend.estimateFee(blocks)) ?? this.fallbackFeeRate;
+  }
+  rawTransaction(txid: string): Promise<Uint8Array | null> {
+    return this.backend.rawTransaction(txid);
+  }
+  close(): Promise<void> {
+    return this.backend.close();
+  }
+}

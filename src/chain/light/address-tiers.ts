@@ -1,0 +1,57 @@
+// Hot, warm and cold addresses of one chain, so a light server is asked often only about the addresses
+// that can change now. Hot: issued in the last day, reserved for an open order or payment request, or
+// with an unconfirmed or not yet final transaction. Warm: such activity in the last three days. Cold: the rest.
+import type { Db } from '../../db/database.ts';
+import type { ChainId } from '../chain-id.ts';
+
+export type Tier = 'hot' | 'warm' | 'cold';
+
+const DAY = 86_400_000;
+/** Confirmations after which a transaction no longer keeps its address hot. */
+export const FINAL_CONFIRMATIONS = 6;
+
+export async function addressTiers(db: Db, chain: ChainId, now: number, tipHeight: number): Promise<Map<bigint, Tier>> {
+  const rows = await db.kysely
+    .selectFrom('addresses')
+    .innerJoin('wallets', 'wallets.id', 'addresses.wallet_id')
+    .select(['addresses.id', 'addresses.created_at', 'addresses.reserved_until', 'addresses.first_funded_at'])
+    .where('wallets.mode', '=', chain)
+    .execute();
+  const open = await db.kysely
+    .selectFrom('payments')
+    .innerJoin('wallets', 'wallets.id', 'payments.wallet_id')
+    .select(['payments.address_id', 'payments.monitor_until'])
+    .where('wallets.mode', '=', chain)
+    .where('payments.monitor_until', '>', BigInt(now - 3 * DAY))
+    .execute();
+  const unsettled = await db.kysely
+    .selectFrom('chain_outputs')
+    .innerJoin('chain_txs', 'chain_txs.id', 'chain_outputs.tx_id')
+    .select('chain_outputs.address_id')
+    .where('chain_txs.chain', '=', chain)
+    .where((eb) =>
+      eb.or([eb('chain_txs.state', '=', 'mempool'), eb('chain_txs.block_height', '>', BigInt(tipHeight - FINAL_CONFIRMATIONS + 1))]),
+    )
+    .union(
+      db.kysely
+        .selectFrom('chain_spends')
+        .innerJoin('chain_txs', 'chain_txs.id', 'chain_spends.tx_id')
+        .innerJoin('chain_outputs', 'chain_outputs.id', 'chain_spends.output_id')
+        .select('chain_outputs.address_id')
+        .where('chain_txs.chain', '=', chain)
+        .where((eb) =>
+          eb.or([eb('chain_txs.state', '=', 'mempool'), eb('chain_txs.block_height', '>', BigInt(tipHeight - FINAL_CONFIRMATIONS + 1))]),
+        ),
+    )
+    .execute();
+  const tiers = new Map<bigint, Tier>();
+  const recent = (t: bigint | null, span: number) => t !== null && Number(t) > now - span;
+  for (const r of rows) {
+    const hot = recent(r.created_at, DAY) || (r.reserved_until !== null && Number(r.reserved_until) > now);
+    const warm = recent(r.reserved_until, 3 * DAY) || recent(r.first_funded_at, 3 * DAY) || recent(r.created_at, 3 * DAY);
+    tiers.set(r.id, hot ? 'hot' : warm ? 'warm' : 'cold');
+  }
+  for (const p of open) tiers.set(p.address_id, Number(p.monitor_until) > now ? 'hot' : tiers.get(p.address_id) === 'hot' ? 'hot' : 'warm');
+  for (const u of unsettled) tiers.set(u.address_id, 'hot');
+  return tiers;
+}

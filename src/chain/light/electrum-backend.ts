@@ -1,0 +1,107 @@
+// The light watcher's questions asked over the Electrum protocol.
+import { btcJsonToSats } from '../rpc-client.ts';
+import { BackendUnavailableError, type LightBackend, type MerkleProof } from './light-backend.ts';
+import { ElectrumClient, ElectrumError, type ElectrumClientOptions } from './electrum-client.ts';
+import { electrumScriptHash, type HistoryEntry } from './script-hash.ts';
+
+function bytes(hex: unknown, what: string): Uint8Array {
+  if (typeof hex !== 'string' || hex.length % 2 !== 0 || !/^[0-9a-f]*$/i.test(hex)) throw new BackendUnavailableError(`server sent malformed ${what}`);
+  return new Uint8Array(Buffer.from(hex, 'hex'));
+}
+
+export class ElectrumBackend implements LightBackend {
+  readonly kind = 'electrum' as const;
+  readonly client: ElectrumClient;
+  private readonly listeners: Array<() => void> = [];
+
+  constructor(options: ElectrumClientOptions) {
+    this.client = new ElectrumClient(options);
+    this.client.on('notification', () => this.push());
+    // After a reconnect every subscription was renewed; a poll compares the statuses and fetches what changed.
+    this.client.on('reconnected', () => this.push());
+  }
+
+  get url(): string {
+    return this.client.url;
+  }
+
+  private push(): void {
+    for (const l of this.listeners) l();
+  }
+
+  onPush(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  async tipHeight(): Promise<number> {
+    const r = await this.client.subscribe<{ height?: unknown }>('blockchain.headers.subscribe');
+    if (!r || typeof r.height !== 'number' || !Number.isSafeInteger(r.height) || r.height < 0) throw new BackendUnavailableError('server sent a malformed tip');
+    return r.height;
+  }
+
+  async headers(start: number, count: number): Promise<Uint8Array[]> {
+    const r = await this.client.request<{ count?: unknown; hex?: unknown }>('blockchain.block.headers', [start, count]);
+    const raw = bytes(r?.hex, 'headers');
+    if (raw.length % 80 !== 0 || raw.length / 80 !== r.count || Number(r.count) > count) throw new BackendUnavailableError('server sent a malformed headers chunk');
+    const out: Uint8Array[] = [];
+    for (let i = 0; i < raw.length; i += 80) out.push(raw.subarray(i, i + 80));
+    return out;
+  }
+
+  async history(script: Uint8Array, known?: string | null): Promise<{ status: string | null; entries: HistoryEntry[] } | 'unchanged'> {
+    const sh = electrumScriptHash(script);
+    const status = await this.client.subscribe<string | null>('blockchain.scripthash.subscribe', [sh]);
+    if (known !== undefined && status === known) return 'unchanged';
+    const list = await this.client.request<Array<{ tx_hash?: unknown; height?: unknown }>>('blockchain.scripthash.get_history', [sh]);
+    if (!Array.isArray(list)) throw new BackendUnavailableError('server sent a malformed history');
+    const entries: HistoryEntry[] = [];
+    for (const e of list) {
+      if (typeof e?.tx_hash !== 'string' || !/^[0-9a-f]{64}$/.test(e.tx_hash) || typeof e.height !== 'number' || !Number.isSafeInteger(e.height)) {
+        throw new BackendUnavailableError('server sent a malformed history entry');
+      }
+      entries.push({ txid: e.tx_hash, height: e.height });
+    }
+    return { status: typeof status === 'string' ? status : null, entries };
+  }
+
+  async rawTransaction(txid: string): Promise<Uint8Array | null> {
+    try {
+      return bytes(await this.client.request<string>('blockchain.transaction.get', [txid, false]), 'transaction');
+    } catch (err) {
+      if (err instanceof ElectrumError) return null;
+      throw err;
+    }
+  }
+
+  async merkleProof(txid: string, height: number): Promise<MerkleProof> {
+    const r = await this.client.request<{ block_height?: unknown; merkle?: unknown; pos?: unknown }>('blockchain.transaction.get_merkle', [txid, height]);
+    if (!r || typeof r.block_height !== 'number' || !Array.isArray(r.merkle) || typeof r.pos !== 'number' || !r.merkle.every((m) => typeof m === 'string')) {
+      throw new BackendUnavailableError('server sent a malformed Merkle proof');
+    }
+    return { height: r.block_height, branch: r.merkle as string[], pos: r.pos };
+  }
+
+  async broadcast(raw: Uint8Array): Promise<string> {
+    return this.client.request<string>('blockchain.transaction.broadcast', [Buffer.from(raw).toString('hex')]);
+  }
+
+  async estimateFee(blocks: number): Promise<bigint | null> {
+    // BTC per kilobyte as a JSON number, -1 when the server has no estimate.
+    const r = await this.client.request<number>('blockchain.estimatefee', [blocks]);
+    if (typeof r !== 'number' || !(r > 0)) return null;
+    const perVb = (btcJsonToSats(r) + 999n) / 1000n;
+    return perVb > 0n ? perVb : 1n;
+  }
+
+  budget() {
+    return this.client.budget.stats();
+  }
+
+  connected(): boolean {
+    return this.client.isConnected();
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}

@@ -1,0 +1,44 @@
+// What the light watcher asks of a server, whichever protocol it speaks. Everything a server answers
+// here is a claim: the watcher checks headers, transaction ids and Merkle proofs itself.
+import type { HistoryEntry } from './script-hash.ts';
+import type { BudgetStats } from './request-budget.ts';
+
+/** A Merkle branch for a transaction in the block at `height`. */
+export interface MerkleProof {
+  height: number;
+  branch: string[];
+  pos: number;
+}
+
+export interface LightBackend {
+  readonly kind: 'electrum' | 'esplora';
+  /** Where the server is, without credentials (safe to log and show). */
+  readonly url: string;
+  /** The height of the server's best chain. */
+  tipHeight(): Promise<number>;
+  /** Raw 80-byte headers from `start`, at most `count` (fewer at the server's tip). */
+  headers(start: number, count: number): Promise<Uint8Array[]>;
+  /**
+   * A script's history: mined by height (block order), then unconfirmed. `known` is the status (Electrum)
+   * the caller last processed; the backend answers `unchanged` when the server's status still matches.
+   */
+  history(script: Uint8Array, known?: string | null): Promise<{ status: string | null; entries: HistoryEntry[] } | 'unchanged'>;
+  /** The serialized transaction, or null when the server does not know it. */
+  rawTransaction(txid: string): Promise<Uint8Array | null>;
+  merkleProof(txid: string, height: number): Promise<MerkleProof>;
+  /** Sends a transaction; returns the txid the server reports. */
+  broadcast(raw: Uint8Array): Promise<string>;
+  /** Fee rate for confirmation within `blocks`, whole sat/vB, or null when the server has no estimate. */
+  estimateFee(blocks: number): Promise<bigint | null>;
+  /** Called when the server pushes a change (new tip, a script's status); the watcher polls then. */
+  onPush(listener: () => void): void;
+  budget(): BudgetStats;
+  /** Connection state for /health. */
+  connected(): boolean;
+  close(): Promise<void>;
+}
+
+/** The server could not be reached or refused (not a lie: retried later). */
+export class BackendUnavailableError extends Error {
+  override name = 'BackendUnavailableError';
+}

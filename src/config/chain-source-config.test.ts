@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig, ConfigError } from './config.ts';
+import { endpointsFromConfig } from '../app/create-context.ts';
+
+function problems(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+  throw new Error('accepted');
+}
+
+describe('chain source configuration', () => {
+  it('an Electrum server for mainnet replaces the node, and the development chain stays off', () => {
+    const c = loadConfig({ SATGATE_LIVE_ELECTRUM_URL: 'ssl://umbrel.local:50002' });
+    expect(c.devChain).toBe(false);
+    expect(endpointsFromConfig(c).live).toMatchObject({ electrumUrl: 'ssl://umbrel.local:50002', tipCacheMs: 10_000, budget: { ratePerSecond: 5, burst: 20 } });
+    expect(endpointsFromConfig(c).test).toBeUndefined();
+  });
+
+  it('an Esplora API for the test network defaults it to testnet4, regtest when asked', () => {
+    expect(endpointsFromConfig(loadConfig({ SATGATE_TEST_ESPLORA_URL: 'https://mempool.space/testnet4/api' })).test).toMatchObject({
+      esploraUrl: 'https://mempool.space/testnet4/api',
+      network: 'testnet4',
+    });
+    expect(loadConfig({ SATGATE_TEST_ESPLORA_URL: 'http://127.0.0.1:3000/api', SATGATE_TEST_NETWORK: 'regtest' }).testNetwork).toBe('regtest');
+  });
+
+  it('two sources for one network are refused with a clear error naming both', () => {
+    expect(problems({ SATGATE_LIVE_RPC_URL: 'http://u:p@127.0.0.1:8332/', SATGATE_LIVE_ESPLORA_URL: 'https://mempool.space/api' })).toContain(
+      'SATGATE_LIVE_RPC_URL and SATGATE_LIVE_ESPLORA_URL are both set: choose exactly one chain source for mainnet',
+    );
+    expect(problems({ SATGATE_TEST_ELECTRUM_URL: 'tcp://127.0.0.1:50001', SATGATE_TEST_ESPLORA_URL: 'http://127.0.0.1:3000/api' })[0]).toMatch(
+      /SATGATE_TEST_ELECTRUM_URL and SATGATE_TEST_ESPLORA_URL are both set/,
+    );
+  });
+
+  it('a malformed Electrum URL, a bad proxy, or a proxy with Esplora is refused', () => {
+    expect(problems({ SATGATE_LIVE_ELECTRUM_URL: 'http://host:50001' })[0]).toMatch(/SATGATE_LIVE_ELECTRUM_URL: an Electrum URL starts with tcp:\/\/ or ssl:\/\//);
+    expect(problems({ SATGATE_LIVE_ELECTRUM_URL: 'tcp://x.onion:50001', SATGATE_PROXY: 'http://127.0.0.1:9050' })[0]).toMatch(/SATGATE_PROXY must look like/);
+    expect(problems({ SATGATE_LIVE_ESPLORA_URL: 'https://mempool.space/api', SATGATE_PROXY: 'socks5://127.0.0.1:9050' })[0]).toMatch(/Electrum servers only/);
+    expect(loadConfig({ SATGATE_LIVE_ELECTRUM_URL: 'tcp://abc.onion:50001', SATGATE_PROXY: 'socks5h://127.0.0.1:9050' }).proxy).toBe('socks5h://127.0.0.1:9050');
+  });
+});
