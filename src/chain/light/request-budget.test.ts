@@ -34,6 +34,21 @@ describe('the request budget', () => {
     expect(budget.refused(5000)).toBe(5000); // Retry-After wins when longer
   });
 
+  it('a refusal halves the rate and burst it allows itself, and successes win them back', async () => {
+    const { budget, at } = fakeBudget({ ratePerSecond: 8, burst: 8, random: () => 0 });
+    budget.refused(); // backoff 500 ms, then 4 per second (the pause refilled 2 tokens)
+    const times: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      await budget.take();
+      times.push(at());
+    }
+    expect(times).toEqual([500, 500, 750, 1000, 1250, 1500]);
+    for (let i = 0; i < 200; i++) budget.succeeded();
+    const start = at();
+    for (let i = 0; i < 8; i++) await budget.take();
+    expect(at() - start).toBeLessThanOrEqual(1000); // back to 8 per second
+  });
+
   it('pauses every caller until a backoff ends', async () => {
     const { budget, at } = fakeBudget({ ratePerSecond: 100, burst: 100, random: () => 0 });
     budget.refused();

@@ -1,5 +1,8 @@
 // A token bucket per light server, with backoff and jitter after a refusal (HTTP 429/5xx, dropped
 // connection), and the counts /metrics reports. Every request to the server takes a token first.
+// A refusal also halves the bucket's rate and burst and each success wins back 5%: a server whose limit is
+// below what we were configured for teaches us its limit, instead of refusing every burst after every
+// backoff (a server that drops a connection mid-poll would otherwise abort every poll, forever).
 
 export interface BudgetOptions {
   /** Sustained requests per second (default 5). */
@@ -27,6 +30,8 @@ export interface BudgetStats {
 export class RequestBudget {
   private tokens: number;
   private last: number;
+  /** Fraction of the configured rate and burst in use: halved per refusal, regained 5% per success. */
+  private scale = 1;
   private refusalsInRow = 0;
   private pauseUntil = 0;
   private queue: Promise<void> = Promise.resolve();
@@ -58,7 +63,9 @@ export class RequestBudget {
           await this.o.sleep(this.pauseUntil - now);
           continue;
         }
-        this.tokens = Math.min(this.o.burst, this.tokens + ((now - this.last) / 1000) * this.o.ratePerSecond);
+        const rate = Math.max(0.5, this.o.ratePerSecond * this.scale);
+        const burst = Math.max(1, this.o.burst * this.scale);
+        this.tokens = Math.min(burst, this.tokens + ((now - this.last) / 1000) * rate);
         this.last = now;
         if (this.tokens >= 1) {
           this.tokens -= 1;
@@ -66,7 +73,7 @@ export class RequestBudget {
           this.recent.push(now);
           return;
         }
-        await this.o.sleep(Math.ceil(((1 - this.tokens) / this.o.ratePerSecond) * 1000));
+        await this.o.sleep(Math.ceil(((1 - this.tokens) / rate) * 1000));
       }
     });
     this.queue = turn.catch(() => {});
@@ -82,12 +89,14 @@ export class RequestBudget {
     const wait = Math.max(retryAfterMs ?? 0, Math.floor(base / 2 + this.o.random() * (base / 2)));
     this.pauseUntil = Math.max(this.pauseUntil, this.o.now() + wait);
     this.tokens = 0;
+    this.scale = Math.max(1 / 1024, this.scale / 2);
     return wait;
   }
 
   /** A request succeeded: the next refusal starts the backoff from the beginning. */
   succeeded(): void {
     this.refusalsInRow = 0;
+    this.scale = Math.min(1, this.scale * 1.05);
   }
 
   stats(): BudgetStats {
