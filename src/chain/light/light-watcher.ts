@@ -119,6 +119,8 @@ export class LightWatcher implements ChainFollower {
     while (this.running) await this.running;
     this.running = (async () => {
       try {
+        // Addresses issued by other processes on the same PostgreSQL database (scale-out) join before we ask.
+        await this.opts.watched.loadNew(this.opts.store.db);
         await this.syncHeaders();
         await this.syncScripts();
         // Caught up to a height only once every due script was asked at it (what the node watcher's tip means).
