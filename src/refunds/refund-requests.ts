@@ -143,6 +143,15 @@ async function payerEmail(trx: Trx, addressIds: bigint[]): Promise<string | null
       // An unreadable stored request has no e-mail to offer.
     }
   }
+  // A payment form's payer gave (or the merchant prefilled) user_email.
+  const form = await trx
+    .selectFrom('payment_forms')
+    .select('user_email')
+    .where('address_id', 'in', addressIds)
+    .where('user_email', 'is not', null)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  if (form?.user_email) return form.user_email;
   const order = await trx
     .selectFrom('address_orders')
     .select('return_email')

@@ -152,6 +152,27 @@ describe.each(testEngines())('refunds from a service-held wallet on %s', (engine
     expect(renderEventMail(mails[1]!).text).toContain(set.body.refund.tx_id);
   });
 
+  it("mails the refund link to the e-mail a payment form's payer gave", async () => {
+    const paid = await payWallet(t.ctx, node, wallet, [80_000n]);
+    const address = await t.ctx.db.kysely.selectFrom('addresses').select('id').where('address', '=', paid.addresses[0]!).executeTakeFirstOrThrow();
+    const now = BigInt(Date.now());
+    await t.ctx.db.kysely
+      .insertInto('payment_forms')
+      .values({
+        token_hash: `test-${now}`, wallet_id: wallet.id, address_id: address.id, order_id: 'o-1', order_amount: '40.00', order_currency: 'USD',
+        user_id: null, user_email: 'form-payer@example.test', payment_cancel_url: 'https://shop.example/cancel', payment_complete_url: 'https://shop.example/done',
+        payment_update_url: 'https://shop.example/update', site_name: 'Shop', user_fields_json: '[]', auth_token_sealed: 'x', auth_token_hash: `auth-${now}`,
+        fields_submitted_at: now, lock_expires_at: now, order_status: 'paid', payment_status: 'confirmed', status_at: now, tx_snapshot_json: '[]', open_txs: 0n, created_at: now,
+      })
+      .execute();
+    const { body } = await post('/refund_request', { auth_token: token, tx_id: paid.txid, refund_amount: '0.0002' });
+    expect(body.return).toBe('0');
+    const mails = await t.ctx.db.kysely.selectFrom('outbox').select(['kind', 'payload_json']).where('target', '=', 'form-payer@example.test').execute();
+    expect(mails).toHaveLength(1);
+    const { openSealedMail } = await import('../notify/sealed-mail.ts');
+    expect(openSealedMail(t.ctx.masterKey, JSON.parse(mails[0]!.payload_json))!.text).toContain(body.refund.refund_form_url);
+  });
+
   it('20 concurrent refunds of one wallet are each sent exactly once and no coin is spent twice', async () => {
     const funded = await payWallet(t.ctx, node, wallet, Array.from({ length: 4 }, () => 2_000_000n));
     const forms = [];
