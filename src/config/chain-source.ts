@@ -18,7 +18,9 @@ export const NO_CHAIN_SOURCE_HELP =
   'satgate: no Bitcoin chain source is configured, so this server cannot see payments yet. It serves its API, pages ' +
   'and /health, but wallets cannot watch addresses until it can reach a node: set SATGATE_LIVE_RPC_URL to your ' +
   "mainnet Bitcoin Core node's RPC URL (http://user:password@host:8332/) for live payments, and/or " +
-  'SATGATE_TEST_RPC_URL with SATGATE_TEST_NETWORK (testnet4, signet or regtest) for the sandbox network, then restart ' +
+  'SATGATE_TEST_RPC_URL with SATGATE_TEST_NETWORK (testnet4, signet or regtest) for the sandbox network; without a ' +
+  'node of your own, set SATGATE_LIVE_ELECTRUM_URL (your Electrum server, e.g. tcp://umbrel.local:50001) or ' +
+  'SATGATE_LIVE_ESPLORA_URL (an Esplora API, e.g. https://mempool.space/api) instead (README "Running without a node"), then restart ' +
   'satgate. The built-in development chain (satgate start --dev) is not part of the installed package: it needs the ' +
   'development dependencies (bcoin), so run it from a clone of the repository after "npm install".';
 

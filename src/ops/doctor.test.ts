@@ -14,6 +14,8 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { MasterKey } from '../security/master-key.ts';
 import { RateStore } from '../rates/rate-store.ts';
 import { runDoctor, type Finding } from './doctor.ts';
+import { startElectrumTestServer } from '../../test/support/electrum-test-server.ts';
+import { startEsploraTestServer } from '../../test/support/esplora-test-server.ts';
 
 const HOUR = 3_600_000;
 let node: RegtestNode;
@@ -91,6 +93,35 @@ describe('satgate doctor', () => {
     const findings = await runDoctor(env);
     expect(verdicts(findings)).toEqual({ ...ALL_OK, 'chain test': 'fail' });
     expect(findings.find((f) => f.check === 'chain test')!.detail).toBe('the node runs "regtest" but satgate expects "signet" for test mode (SATGATE_TEST_NETWORK)');
+  });
+
+  it('an Electrum server and an Esplora API on the configured network: the chain check is OK and names them', async () => {
+    const base = await setUp();
+    delete base.SATGATE_TEST_RPC_URL;
+    const electrum = await startElectrumTestServer(node);
+    const esplora = await startEsploraTestServer(node);
+    try {
+      for (const [variable, url, label] of [['SATGATE_TEST_ELECTRUM_URL', electrum.url, 'Electrum server'], ['SATGATE_TEST_ESPLORA_URL', esplora.url, 'Esplora API']] as const) {
+        const findings = await runDoctor({ ...base, [variable]: url });
+        expect(verdicts(findings)).toEqual(ALL_OK);
+        expect(findings.find((f) => f.check === 'chain test')!.detail).toContain(`${label} at`);
+      }
+      // The same servers are refused for a network they do not serve (signet's genesis is not regtest's block 0).
+      const wrong = await runDoctor({ ...base, SATGATE_TEST_ESPLORA_URL: esplora.url, SATGATE_TEST_NETWORK: 'signet' });
+      expect(verdicts(wrong)).toEqual({ ...ALL_OK, 'chain test': 'fail' });
+      expect(wrong.find((f) => f.check === 'chain test')!.detail).toContain('serves another network');
+    } finally {
+      await electrum.close();
+      await esplora.close();
+    }
+  });
+
+  it('an unreachable light server: the chain check fails', async () => {
+    const base = await setUp();
+    delete base.SATGATE_TEST_RPC_URL;
+    const findings = await runDoctor({ ...base, SATGATE_TEST_ESPLORA_URL: `http://127.0.0.1:${await freePort()}` });
+    expect(verdicts(findings)).toEqual({ ...ALL_OK, 'chain test': 'fail' });
+    expect(findings.find((f) => f.check === 'chain test')!.detail).toContain('Esplora API unreachable');
   });
 
   it('an unreachable SMTP server: the smtp check fails', async () => {

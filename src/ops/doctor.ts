@@ -3,7 +3,15 @@ import nodemailer from 'nodemailer';
 import { loadConfig, ConfigError, type Config } from '../config/config.ts';
 import { openDb, dbTargetFromConfig, type Db } from '../db/database.ts';
 import { readSchemaState } from '../db/schema-version.ts';
+import { createHash } from 'node:crypto';
 import { RpcClient } from '../chain/rpc-client.ts';
+import { ElectrumBackend } from '../chain/light/electrum-backend.ts';
+import { EsploraBackend } from '../chain/light/esplora-backend.ts';
+import { parseElectrumUrl } from '../chain/light/electrum-client.ts';
+import { parseProxyUrl } from '../chain/light/socks-proxy.ts';
+import { headerRules } from '../chain/light/consensus-params.ts';
+import type { LightBackend } from '../chain/light/light-backend.ts';
+import type { Network } from '../bitcoin/networks.ts';
 import { MasterKey } from '../security/master-key.ts';
 import { RateStore } from '../rates/rate-store.ts';
 import { devChainInstalled, NO_CHAIN_SOURCE_HELP } from '../config/chain-source.ts';
@@ -128,7 +136,12 @@ async function checkChains(config: Config, now: number): Promise<Finding[]> {
   const sources: { mode: 'live' | 'test'; url: string; expected: string }[] = [];
   if (config.liveRpcUrl) sources.push({ mode: 'live', url: config.liveRpcUrl, expected: CHAIN_NAMES.live! });
   if (config.testRpcUrl) sources.push({ mode: 'test', url: config.testRpcUrl, expected: CHAIN_NAMES[config.testNetwork]! });
-  if (sources.length === 0) {
+  const light: { mode: 'live' | 'test'; kind: 'electrum' | 'esplora'; url: string; network: Network }[] = [];
+  if (config.liveElectrumUrl) light.push({ mode: 'live', kind: 'electrum', url: config.liveElectrumUrl, network: 'mainnet' });
+  if (config.liveEsploraUrl) light.push({ mode: 'live', kind: 'esplora', url: config.liveEsploraUrl, network: 'mainnet' });
+  if (config.testElectrumUrl) light.push({ mode: 'test', kind: 'electrum', url: config.testElectrumUrl, network: config.testNetwork });
+  if (config.testEsploraUrl) light.push({ mode: 'test', kind: 'esplora', url: config.testEsploraUrl, network: config.testNetwork });
+  if (sources.length === 0 && light.length === 0) {
     return [
       devChainInstalled()
         ? { check: 'chain', verdict: 'warn', detail: 'no node configured: the server runs the built-in development chain (regtest); live mode is off' }
@@ -136,6 +149,7 @@ async function checkChains(config: Config, now: number): Promise<Finding[]> {
     ];
   }
   const out: Finding[] = [];
+  for (const s of light) out.push(await checkLightSource(config, s));
   for (const s of sources) {
     const check = `chain ${s.mode}`;
     const rpc = new RpcClient({ url: s.url, timeoutMs: PROBE_TIMEOUT_MS, retries: 0 });
@@ -155,6 +169,45 @@ async function checkChains(config: Config, now: number): Promise<Finding[]> {
     }
   }
   return out;
+}
+
+/**
+ * A light source: reachable, and on the configured network (the header at the network's checkpoint height hashes
+ * to the checkpoint). Proof of work and Merkle proofs are checked while the server runs and reported in /health.
+ */
+async function checkLightSource(config: Config, s: { mode: 'live' | 'test'; kind: 'electrum' | 'esplora'; url: string; network: Network }): Promise<Finding> {
+  const check = `chain ${s.mode}`;
+  const label = s.kind === 'electrum' ? 'Electrum server' : 'Esplora API';
+  let backend: LightBackend | undefined;
+  try {
+    backend =
+      s.kind === 'electrum'
+        ? new ElectrumBackend({ endpoint: parseElectrumUrl(s.url), proxy: config.proxy ? parseProxyUrl(config.proxy) : null, timeoutMs: PROBE_TIMEOUT_MS })
+        : new EsploraBackend({ url: s.url, timeoutMs: PROBE_TIMEOUT_MS, tipCacheMs: 0 });
+    const probe = backend;
+    const { checkpoint } = headerRules(s.network);
+    const answer = await Promise.race([
+      (async () => {
+        const tip = await probe.tipHeight();
+        if (tip < checkpoint.height) return { tip, matches: null };
+        const [header] = await probe.headers(checkpoint.height, 1);
+        const hash = header ? Buffer.from(createHash('sha256').update(createHash('sha256').update(header).digest()).digest()).reverse().toString('hex') : '';
+        return { tip, matches: hash === checkpoint.hash };
+      })(),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS).unref()),
+    ]);
+    if (answer.matches === false) {
+      return { check, verdict: 'fail', detail: `the ${label} at ${backend.url} serves another network: its block ${checkpoint.height} is not ${s.network}'s` };
+    }
+    if (answer.matches === null) {
+      return { check, verdict: 'warn', detail: `the ${label} at ${backend.url} is at height ${answer.tip}, below ${s.network}'s checkpoint ${checkpoint.height}: still syncing?` };
+    }
+    return { check, verdict: 'ok', detail: `${label} at ${backend.url}: ${s.network} at height ${answer.tip} (headers and Merkle proofs are verified while running; see /health)` };
+  } catch (err) {
+    return { check, verdict: 'fail', detail: `${label} unreachable: ${err instanceof Error ? err.message : String(err)}` };
+  } finally {
+    await backend?.close().catch(() => {});
+  }
 }
 
 async function checkSmtp(config: Config): Promise<Finding> {
