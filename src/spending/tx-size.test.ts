@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dustThreshold, txVsize } from './tx-size.ts';
 import { selectCoins, InsufficientFundsError, type Coin } from './coin-selection.ts';
+import { expectFeeAtRate } from '../../test/support/fee-rate.ts';
 
 const P2WPKH = new Uint8Array(22).fill(1);
 P2WPKH[0] = 0;
@@ -31,7 +32,7 @@ describe('coin selection', () => {
   it('takes confirmed coins largest first and returns change', () => {
     const s = selectCoins([coin(1, 10_000n), coin(2, 50_000n), coin(3, 90_000n, false)], [{ script: P2WPKH, amount: 30_000n }], 2n, P2WPKH);
     expect(s.coins.map((c) => c.outputId)).toEqual([2n]);
-    expect(s.fee).toBe(2n * BigInt(s.vsize));
+    expectFeeAtRate(s.fee, 2n, s.vsize);
     expect(s.change).toBe(50_000n - 30_000n - s.fee);
   });
 
