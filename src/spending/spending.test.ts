@@ -77,7 +77,7 @@ describe.each(testEngines())('spending from a service-held wallet on %s', (engin
     await node?.stop();
   });
 
-  it('pays an address, with change to the internal chain, a fee of exactly rate × signed vsize, RBF signalled', async () => {
+  it('pays an address, with change to the internal chain, a fee of rate × signed vsize (never less), RBF signalled', async () => {
     await fund([200_000n, 150_000n]);
     const to = randomRegtestAddress();
     const spend = await spending.spend({ walletId: wallet.id, outputs: [{ address: to, amountSats: 120_000n }], purpose: 'operator', feeRate: 5n });
