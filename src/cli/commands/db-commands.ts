@@ -30,7 +30,7 @@ export const dbCommands: Command[] = [
         const started = Date.now();
         const report = await copyDatabase(from, to, { progress: (line) => console.error(line) });
         const rows = report.reduce((n, t) => n + t.rows, 0);
-        console.log(`copied ${report.length} tables, ${rows} rows, verified, in ${((Date.now() - started) / 1000).toFixed(1)} s; now set DATABASE_URL and start the server`);
+        console.log(`copied ${report.length} tables, ${rows} rows, verified, in ${Date.now() - started} ms; now set DATABASE_URL and start the server`);
       } finally {
         await from.close();
         await to.close();
