@@ -70,6 +70,14 @@ export interface ChainTipsTable {
   updated_at: bigint;
 }
 
+/** A header of a light source's verified chain (migration 0013). */
+export interface LightHeadersTable {
+  chain: string;
+  height: bigint;
+  hash: string;
+  header_hex: string;
+}
+
 export interface ChainBlocksTable {
   chain: string;
   hash: string;
@@ -626,6 +634,7 @@ export interface Database {
   rate_locks: RateLocksTable;
   chain_tips: ChainTipsTable;
   chain_blocks: ChainBlocksTable;
+  light_headers: LightHeadersTable;
   chain_txs: ChainTxsTable;
   chain_outputs: ChainOutputsTable;
   chain_spends: ChainSpendsTable;

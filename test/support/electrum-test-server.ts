@@ -44,6 +44,8 @@ export interface ElectrumTestServer {
   dropConnections(): void;
   /** Methods called, in order, for assertions. */
   calls: string[];
+  /** The (start, count) of every `blockchain.block.headers` call, in order. */
+  headerRequests: Array<{ start: number; count: number }>;
   close(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export async function startElectrumTestServer(
   const throttle = new ServerThrottle();
   const sessions = new Set<Session>();
   const calls: string[] = [];
+  const headerRequests: Array<{ start: number; count: number }> = [];
   const phantoms = new Map<string, { tx: RawTx; kind: 'phantom' | 'badpow' }>();
 
   const phantomFor = (kind: 'phantom' | 'badpow', script: Uint8Array, value: bigint): RawTx => {
@@ -136,6 +139,7 @@ export async function startElectrumTestServer(
 
   async function handle(session: Session, method: string, params: unknown[]): Promise<unknown> {
     calls.push(method);
+    if (method === 'blockchain.block.headers') headerRequests.push({ start: Number(params[0]), count: Number(params[1]) });
     if (!session.negotiated && method !== 'server.version') {
       // ElectrumX answers anything before version negotiation, but satgate and Electrum always negotiate first.
     }
@@ -335,6 +339,7 @@ export async function startElectrumTestServer(
     lies,
     throttle,
     calls,
+    headerRequests,
     dropConnections: () => {
       for (const s of sessions) s.socket.destroy();
     },

@@ -49,7 +49,12 @@ export class HeaderChain {
     return this.headers[height - this.baseHeight];
   }
 
-  /** Keeps only headers up to `height`: a stored tip above ours cannot be trusted. */
+  /** Our best chain's headers from `height` to the tip. */
+  from(height: number): ChainHeader[] {
+    return this.headers.slice(Math.max(0, height - this.baseHeight));
+  }
+
+  /** How many headers are kept (from the checkpoint). */
   get length(): number {
     return this.headers.length;
   }

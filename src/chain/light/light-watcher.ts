@@ -10,6 +10,7 @@ import type { ChainFollower, FollowerHealth } from '../chain-source.ts';
 import { recordMatchedTx, type TxPlace } from '../tx-recorder.ts';
 import { PeriodicTask } from '../../core/periodic-task.ts';
 import { HeaderChain, HeaderLie } from './header-chain.ts';
+import { HeaderStore } from './header-store.ts';
 import { merkleRootFromBranch } from './merkle-proof.ts';
 import { addressTiers, type Tier } from './address-tiers.ts';
 import type { LightBackend } from './light-backend.ts';
@@ -69,9 +70,15 @@ export class LightWatcher implements ChainFollower {
   private readonly startedAt: number;
   private pushPending = false;
   private syncedHeight: number | null = null;
+  private readonly headerStore: HeaderStore;
+  /** Stored headers are loaded once, at the first poll. */
+  private headersLoaded = false;
+  /** Lowest height whose stored header no longer matches our chain (null: the stored chain is ours). */
+  private unsavedFrom: number | null = null;
 
   constructor(private readonly opts: LightWatcherOptions) {
     this.headers = new HeaderChain(opts.network);
+    this.headerStore = new HeaderStore(opts.store.db, opts.store.chain);
     this.startedAt = opts.clock();
     // pollOnce never throws (errors go to health), so onError has nothing to add.
     this.task = new PeriodicTask(() => this.pollOnce(), { everyMs: opts.pollMs, onError: () => {} });
@@ -121,6 +128,7 @@ export class LightWatcher implements ChainFollower {
       try {
         // Addresses issued by other processes on the same PostgreSQL database (scale-out) join before we ask.
         await this.opts.watched.loadNew(this.opts.store.db);
+        if (!this.headersLoaded) await this.loadHeaders();
         await this.syncHeaders();
         await this.syncScripts();
         // Caught up to a height only once every due script was asked at it (what the node watcher's tip means).
@@ -188,6 +196,57 @@ export class LightWatcher implements ChainFollower {
 
   // ---- headers ----
 
+  /**
+   * Rebuilds the header chain from the stored rows, through the same checks a server's headers pass (links,
+   * proof of work, targets, median time: local work, about a second per 100,000 headers), so nothing is
+   * taken on trust from the database either. Stored rows that fail (a damaged row, a checkpoint a newer
+   * release moved) are dropped from that height and fetched again from the server.
+   */
+  private async loadHeaders(): Promise<void> {
+    const base = this.headers.baseHeight;
+    const rows = await this.headerStore.load(base);
+    let next = base;
+    for (let i = 0; i < rows.length; ) {
+      const chunk: Uint8Array[] = [];
+      while (i < rows.length && chunk.length < 2016 && rows[i]!.height === next + chunk.length) chunk.push(rows[i++]!.raw);
+      if (chunk.length === 0) break; // a gap: what follows cannot link
+      try {
+        this.headers.connect(next, chunk);
+      } catch (err) {
+        if (!(err instanceof HeaderLie)) throw err;
+        this.opts.log.warn({ chain: this.opts.store.chain, height: next, err: err.message }, 'stored headers fail verification from here; they are fetched again');
+        break;
+      }
+      next += chunk.length;
+    }
+    if (next <= (rows.at(-1)?.height ?? -1)) this.unsavedFrom = next;
+    this.headersLoaded = true;
+    const tip = this.headers.tip();
+    if (tip) this.opts.log.info({ chain: this.opts.store.chain, height: tip.height, headers: this.headers.length }, 'verified headers loaded from the database');
+  }
+
+  /** Marks our chain from `height` up as not yet stored. */
+  private headersChangedFrom(height: number): void {
+    this.unsavedFrom = this.unsavedFrom === null ? height : Math.min(this.unsavedFrom, height);
+  }
+
+  /** Writes the headers that changed since the last write in `trx`; returns the height written from. */
+  private async writeHeaders(trx: Parameters<ChainChangeListener>[0]): Promise<number | null> {
+    const from = this.unsavedFrom;
+    if (from !== null) await this.headerStore.replaceFrom(trx, from, this.headers.from(from));
+    return from;
+  }
+
+  /** After the transaction that wrote from `from` committed: nothing changed since, nothing is left to write. */
+  private headersSaved(from: number | null): void {
+    if (from !== null && this.unsavedFrom === from) this.unsavedFrom = null;
+  }
+
+  private async saveHeaders(): Promise<void> {
+    if (this.unsavedFrom === null) return;
+    this.headersSaved(await this.opts.store.transaction((trx) => this.writeHeaders(trx)));
+  }
+
   private async syncHeaders(): Promise<void> {
     const { backend } = this.opts;
     const serverTip = await backend.tipHeight();
@@ -203,6 +262,7 @@ export class LightWatcher implements ChainFollower {
       const raws = await backend.headers(start, count);
       if (raws.length === 0) break;
       let result;
+      const before = this.headers.tip()?.height ?? this.headers.baseHeight - 1;
       try {
         result = this.headers.connect(start, raws);
       } catch (err) {
@@ -214,7 +274,15 @@ export class LightWatcher implements ChainFollower {
         this.lie('bad-header', err.message);
         return;
       }
-      if (result.kind === 'reorg') await this.rollback(result.forkHeight, 'the server showed a branch with more work');
+      if (result.kind === 'extended') {
+        this.headersChangedFrom(before + 1);
+        await this.saveHeaders();
+      }
+      if (result.kind === 'reorg') {
+        // The stored suffix is replaced in the rollback's transaction: headers and records move together.
+        this.headersChangedFrom(result.forkHeight + 1);
+        await this.rollback(result.forkHeight, 'the server showed a branch with more work');
+      }
       if (result.kind === 'less-work') {
         this.opts.log.info({ chain: this.opts.store.chain, forkHeight: result.forkHeight }, 'server shows a branch with less work than ours; keeping ours');
         break;
@@ -260,12 +328,15 @@ export class LightWatcher implements ChainFollower {
     const { store } = this.opts;
     const fork = this.headers.at(forkHeight);
     this.opts.log.warn({ chain: store.chain, forkHeight, why }, 'chain reorganisation: rolling back to the fork point');
-    await store.transaction(async (trx) => {
+    const savedFrom = await store.transaction(async (trx) => {
       const now = this.opts.clock();
       const touched = await store.rollbackAbove(trx, forkHeight);
+      const written = await this.writeHeaders(trx);
       if (fork) await store.setTip(trx, { hash: fork.hash, height: fork.height, prevHash: fork.prevHash, time: fork.time }, now);
       await this.emit(trx, 'reorg', touched, forkHeight, now);
+      return written;
     });
+    this.headersSaved(savedFrom);
     // Every script's history is asked afresh: what was above the fork must be proven again.
     this.statuses.clear();
     this.noteTip(forkHeight);

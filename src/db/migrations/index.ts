@@ -10,6 +10,7 @@ import { paymentForms } from './0009-payment-forms.ts';
 import { dashboard } from './0010-dashboard.ts';
 import { spendingRefunds } from './0011-spending-refunds.ts';
 import { partners } from './0012-partners.ts';
+import { lightHeaders } from './0013-light-headers.ts';
 import { addressPool } from './0014-address-pool.ts';
 import { leases } from './0015-leases.ts';
 
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly SatgateMigration[] = [
   dashboard,
   spendingRefunds,
   partners,
+  lightHeaders,
   addressPool,
   leases,
 ];
