@@ -43,6 +43,12 @@ export interface ChainSource {
   estimateFee(blocks: number): Promise<bigint>;
   /** Serialized transaction, or null when the source does not know it. */
   rawTransaction(txid: string): Promise<Uint8Array | null>;
+  /**
+   * Whether the source lists any transaction for the script, asked now (before an expired address is reused).
+   * Null from a node: its watcher scans every block and the mempool for every issued address, so the records
+   * in the database are already complete up to its tip and there is nothing to ask.
+   */
+  freshHistory(script: Uint8Array): Promise<boolean | null>;
   close(): Promise<void>;
 }
 
@@ -61,6 +67,9 @@ export class RpcChainSource implements ChainSource {
   }
   rawTransaction(txid: string): Promise<Uint8Array | null> {
     return this.rpc.getRawTransaction(txid);
+  }
+  async freshHistory(): Promise<null> {
+    return null;
   }
   async close(): Promise<void> {}
 }
@@ -85,6 +94,15 @@ export class LightChainSource implements ChainSource {
   }
   rawTransaction(txid: string): Promise<Uint8Array | null> {
     return this.backend.rawTransaction(txid);
+  }
+  /**
+   * A light watcher asks about a cold address only in its slow sweep, so its records may not know a late
+   * payment yet: the server is asked now, never the cached status. A claim here is not verified (it only
+   * keeps an address from being reused, the cautious side); the watcher verifies it before it counts.
+   */
+  async freshHistory(script: Uint8Array): Promise<boolean> {
+    const answer = await this.backend.history(script);
+    return answer !== 'unchanged' && answer.entries.length > 0;
   }
   close(): Promise<void> {
     return this.backend.close();

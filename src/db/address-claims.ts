@@ -55,16 +55,39 @@ export async function claimPooledAddress(trx: Trx, engine: Engine, walletId: big
  * until `until`, in one statement; undefined when there is none. On PostgreSQL a row another transaction
  * is reserving right now is skipped rather than waited for.
  */
-export async function reserveFreeOrderAddress(trx: Trx, engine: Engine, walletId: bigint, now: number, until: number): Promise<AddressRow | undefined> {
+export async function reserveFreeOrderAddress(
+  trx: Trx,
+  engine: Engine,
+  walletId: bigint,
+  now: number,
+  until: number,
+  /** Only this address (one whose history was just checked), if it is still free. */
+  onlyId?: bigint,
+): Promise<AddressRow | undefined> {
   const skipLocked = engine === 'postgres' ? sql` for update skip locked` : sql``;
+  const only = onlyId === undefined ? sql`` : sql` and id = ${onlyId}`;
   const { rows } = await sql<AddressRow>`
     update addresses set reserved_until = ${BigInt(until)} where id = (
       select id from addresses
       where wallet_id = ${walletId} and purpose = 'order' and first_funded_at is null
-        and (reserved_until is null or reserved_until <= ${BigInt(now)})
+        and (reserved_until is null or reserved_until <= ${BigInt(now)})${only}
       order by derivation_index limit 1${skipLocked})
     returning *`.execute(trx);
   return rows[0];
+}
+
+/** The address reserveFreeOrderAddress would reserve at `now`, read without reserving it. */
+export async function lowestFreeOrderAddress(db: Kysely<Database>, walletId: bigint, now: number): Promise<AddressRow | undefined> {
+  return db
+    .selectFrom('addresses')
+    .selectAll()
+    .where('wallet_id', '=', walletId)
+    .where('purpose', '=', 'order')
+    .where('first_funded_at', 'is', null)
+    .where((eb) => eb.or([eb('reserved_until', 'is', null), eb('reserved_until', '<=', BigInt(now))]))
+    .orderBy('derivation_index')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** The next index to derive for a wallet: one past the highest issued or pooled index (0 for none). */

@@ -123,13 +123,15 @@ export class FormService {
     // A prefix keeps the token from starting with '-' (the CLI takes it as an argument) and says what it is.
     const token = `frm_${newToken(24)}`;
     const authToken = newToken(24);
+    // A light server is asked about an expired address before it is reused, outside the transaction.
+    const reuse = await deps.issuer.vetOrderReuse(deps.db.kysely, wallet, now);
     const result = await deps.db.kysely.transaction().execute(async (trx) => {
       if (idempotencyKey !== undefined) {
         const replay = await idempotent(deps.idempotency.claim(trx, scope, idempotencyKey, hash, now));
         if (replay) return { body: replay.body, replayed: true as const, script: null, addressId: null };
       }
       const lock = await deps.rates.lock('payment_form', input.order_currency, trx);
-      const address = await deps.issuer.reserveForOrder(trx, wallet, now, lock.expiresAt);
+      const address = await deps.issuer.reserveForOrder(trx, wallet, now, lock.expiresAt, reuse);
       const askEmail = input.user_email === null;
       const form = await trx
         .insertInto('payment_forms')

@@ -1,4 +1,5 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import type { Logger } from 'pino';
 import { parseExtendedPublicKey, type ExtendedPublicKey } from '../bitcoin/extended-key.ts';
 import { deriveReceiveAddress, type DerivedAddress } from '../bitcoin/receive-address.ts';
 import type { Network } from '../bitcoin/networks.ts';
@@ -6,7 +7,7 @@ import type { ScriptType } from '../bitcoin/script-type.ts';
 import type { Engine } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import { lockRow } from '../db/row-locks.ts';
-import { claimPooledAddress, nextDerivationIndex, reserveFreeOrderAddress, type IssueAs } from '../db/address-claims.ts';
+import { claimPooledAddress, lowestFreeOrderAddress, nextDerivationIndex, reserveFreeOrderAddress, type IssueAs } from '../db/address-claims.ts';
 import type { AddressPool } from './address-pool.ts';
 import type { AddressRow, WalletRow } from './wallet-repository.ts';
 
@@ -16,6 +17,22 @@ export const GAP_LIMIT = 20;
 type Trx = Transaction<Database>;
 
 /**
+ * Asks a wallet's chain source, now, whether a script has any transaction: true or false from a light server,
+ * null from a node (whose records are complete already, see ChainSource.freshHistory).
+ */
+export type FreshHistoryCheck = (mode: string, script: Uint8Array) => Promise<boolean | null>;
+
+/**
+ * Which expired order address an order may take, decided before its transaction (the question to a light
+ * server is not asked inside one): any free one (a node's records answer), only the one just checked, or
+ * none (a new address is issued).
+ */
+export type OrderReuse = { kind: 'any' } | { kind: 'only'; addressId: bigint } | { kind: 'none' };
+
+/** Expired addresses checked per order before giving up and issuing a new one. */
+const REUSE_CHECKS = 5;
+
+/**
  * Hands out receiving addresses: the lowest free one for orders, always a new one for payment requests.
  * A new address is claimed from the wallet's pool of pre-derived ones (see address-pool.ts) when it has
  * one, else derived here under the wallet's lock.
@@ -23,6 +40,7 @@ type Trx = Transaction<Database>;
 export class AddressIssuer {
   private readonly keys = new Map<string, ExtendedPublicKey>();
   private pool: AddressPool | undefined;
+  private freshCheck: { check: FreshHistoryCheck; log: Logger } | undefined;
 
   constructor(
     private readonly engine: Engine,
@@ -32,6 +50,39 @@ export class AddressIssuer {
   /** Issues new addresses from this pool (which `derive` fills); without one every address is derived on demand. */
   usePool(pool: AddressPool): void {
     this.pool = pool;
+  }
+
+  /** Checks an expired order address with the chain source before it is reused (light sources). */
+  useFreshHistoryCheck(check: FreshHistoryCheck, log: Logger): void {
+    this.freshCheck = { check, log };
+  }
+
+  /**
+   * Before an order reuses an expired address, its history is asked fresh of a light server: a light watcher
+   * asks about cold addresses only in its slow sweep, so a late payment may not be recorded yet. An address
+   * with any transaction is marked funded (never reused; warm, so the watcher verifies and records it soon)
+   * and the next one is checked. A node's watcher has scanned every block for every issued address, so its
+   * records answer (`any`). When the server cannot be asked, no address is reused (`none`).
+   */
+  async vetOrderReuse(db: Kysely<Database>, wallet: WalletRow, now: number): Promise<OrderReuse> {
+    if (!this.freshCheck) return { kind: 'any' };
+    const { check, log } = this.freshCheck;
+    for (let i = 0; i < REUSE_CHECKS; i++) {
+      const candidate = await lowestFreeOrderAddress(db, wallet.id, now);
+      if (!candidate) return { kind: 'none' };
+      let used: boolean | null;
+      try {
+        used = await check(wallet.mode, Buffer.from(candidate.script_hex, 'hex'));
+      } catch (err) {
+        log.warn({ api_id: wallet.api_id, err: err instanceof Error ? err.message : String(err) }, 'cannot check an expired address with the chain source; issuing a new one instead of reusing it');
+        return { kind: 'none' };
+      }
+      if (used === null) return { kind: 'any' };
+      if (!used) return { kind: 'only', addressId: candidate.id };
+      log.info({ api_id: wallet.api_id, address: candidate.address }, 'an expired order address has transactions on the chain; it is not reused');
+      await db.updateTable('addresses').set({ first_funded_at: BigInt(now) }).where('id', '=', candidate.id).where('first_funded_at', 'is', null).execute();
+    }
+    return { kind: 'none' };
   }
 
   /** True when new addresses come from a pool (so a caller may claim from it in its own statement). */
@@ -56,9 +107,14 @@ export class AddressIssuer {
   /**
    * Reserves the lowest-index address of the wallet that is free: never funded, reserved for orders only,
    * and whose reservation has lapsed; otherwise issues a new one. The reservation lasts until `until`.
+   * `reuse` is vetOrderReuse's answer; without one, an issuer that checks with the chain source reuses nothing.
    */
-  async reserveForOrder(trx: Trx, wallet: WalletRow, now: number, until: number): Promise<AddressRow> {
-    const free = await reserveFreeOrderAddress(trx, this.engine, wallet.id, now, until);
+  async reserveForOrder(trx: Trx, wallet: WalletRow, now: number, until: number, reuse?: OrderReuse): Promise<AddressRow> {
+    const allowed: OrderReuse = reuse ?? (this.freshCheck ? { kind: 'none' } : { kind: 'any' });
+    const free =
+      allowed.kind === 'none'
+        ? undefined
+        : await reserveFreeOrderAddress(trx, this.engine, wallet.id, now, until, allowed.kind === 'only' ? allowed.addressId : undefined);
     if (free) return free;
     return this.issueNew(trx, wallet, { purpose: 'order', createdAt: now, reservedUntil: BigInt(until) });
   }

@@ -69,9 +69,11 @@ export async function issueOrderAddress(deps: OrderAddressDeps, input: SetAddrIn
 
   const now = deps.clock();
   const authToken = newToken(24);
+  // A light server is asked about an expired address before it is reused, outside the transaction.
+  const reuse = await deps.issuer.vetOrderReuse(deps.db.kysely, wallet, now);
   const { address, lock } = await deps.db.kysely.transaction().execute(async (trx) => {
     const lock = await deps.rates.lock('address', currency, trx);
-    const address = await deps.issuer.reserveForOrder(trx, wallet, now, now + expirationSec * 1000);
+    const address = await deps.issuer.reserveForOrder(trx, wallet, now, now + expirationSec * 1000, reuse);
     const stored = await trx
       .insertInto('address_orders')
       .values({

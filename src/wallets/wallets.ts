@@ -7,6 +7,7 @@ import type { Clock } from '../core/clock.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import type { Rates } from '../rates/rates-port.ts';
 import type { ChainService } from '../chain/chain-service.ts';
+import type { ChainId } from '../chain/chain-id.ts';
 import { AddressActivity } from './address-activity.ts';
 import { AddressIssuer } from './address-issuer.ts';
 import { AddressNotes } from './address-notes.ts';
@@ -49,6 +50,7 @@ export function createWallets(deps: WalletsDeps): Wallets {
   );
   const pool = new AddressPool(db, clock, log, (wallet, index) => issuer.derive(wallet, index));
   issuer.usePool(pool);
+  issuer.useFreshHistoryCheck(async (mode, script) => (await chains.get(mode as ChainId)?.source.freshHistory(script)) ?? null, log);
   return {
     repo,
     issuer,
