@@ -72,7 +72,7 @@ export async function runServer(config: Config = loadConfig(), opts: { dev?: boo
     db,
     masterKey,
     log,
-    ...(devChain ? { chains: { test: { rpcUrl: devChain.rpcUrl, network: 'regtest' as const } } } : {}),
+    ...(devChain ? { chains: { test: { rpcUrl: devChain.rpcUrl, network: 'regtest' as const, devChain: true } } } : {}),
   });
   const app = await buildApp(ctx, devChain ? { devChain } : {});
 

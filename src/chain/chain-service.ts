@@ -43,7 +43,7 @@ interface LightOptions {
 
 /** Where one chain is read from: exactly one of a node's RPC, an Electrum server or an Esplora API. */
 export type ChainEndpoint =
-  | { rpcUrl: string; cookieFile?: string }
+  | { rpcUrl: string; cookieFile?: string; /** Development mode's own regtest node (shown as `devchain`). */ devChain?: boolean }
   | ({ electrumUrl: string } & LightOptions)
   | ({ esploraUrl: string } & LightOptions);
 
@@ -87,7 +87,7 @@ export class ChainService {
     if ('rpcUrl' in endpoint) {
       const rpc = new RpcClient({ url: endpoint.rpcUrl, cookieFile: endpoint.cookieFile, fallbackFeeRate: this.fallbackFeeRate, timeoutMs: 30_000 });
       source = new RpcChainSource(rpc);
-      watcher = new ChainWatcher({ rpc, ...common });
+      watcher = new ChainWatcher({ rpc, ...common, sourceLabel: endpoint.devChain ? 'devchain' : 'rpc' });
       this.nodes.set(id, { rpc, url: endpoint.rpcUrl });
     } else {
       let backend: LightBackend;

@@ -40,6 +40,8 @@ export interface WatcherOptions {
   nodeSilenceMs?: number;
   /** The tip unchanged this long makes the watcher stalled (not on regtest, where blocks come on demand). */
   tipSilenceMs?: number;
+  /** What /health and `satgate status` call this source: `devchain` for development mode's own node. */
+  sourceLabel?: 'rpc' | 'devchain';
 }
 
 type Trx = Transaction<Database>;
@@ -60,6 +62,9 @@ export class ChainWatcher implements ChainFollower {
   private lastNodeAnswerAt: number | null = null;
   private lastTipChangeAt: number | null = null;
   private tipHeight: number | null = null;
+  private tipHash: string | null = null;
+  /** The node's best height as last seen (the lag is how far the processed tip is behind it). */
+  private nodeTipHeight: number | null = null;
   private lastError: string | null = null;
   private readonly startedAt: number;
 
@@ -142,9 +147,14 @@ export class ChainWatcher implements ChainFollower {
     return {
       ok: !stalled,
       network: this.opts.network,
-      source: 'rpc',
+      source: this.opts.sourceLabel ?? 'rpc',
       sourceUrl: this.opts.rpc.url,
       tipHeight: this.tipHeight,
+      tipHash: this.tipHash,
+      serverTipHeight: this.nodeTipHeight,
+      lag: this.tipHeight !== null && this.nodeTipHeight !== null ? Math.max(0, this.nodeTipHeight - this.tipHeight) : null,
+      // The node validated every block itself (full validation): satgate takes your own node's word.
+      verified: true,
       watchedScripts: this.opts.watched.size,
       lastPollAt: this.lastPollAt,
       polls: this.polls,
@@ -165,14 +175,20 @@ export class ChainWatcher implements ChainFollower {
       await this.changeTx((trx) =>
         store.setTip(trx, { hash: best, height: header.height, prevHash: header.previousblockhash ?? '', time: header.time }, this.opts.clock()),
       );
-      this.noteTip(header.height);
+      this.nodeTipHeight = header.height;
+      this.noteTip(header.height, best);
       return;
     }
     this.tipHeight = tip.height;
-    if (best === tip.hash) return;
+    this.tipHash = tip.hash;
+    if (best === tip.hash) {
+      this.nodeTipHeight = tip.height;
+      return;
+    }
 
     tip = await this.rollbackIfReorged(tip);
     const bestHeight = (await rpc.getBlockHeader(best)).height;
+    this.nodeTipHeight = bestHeight;
     for (let height = tip.height + 1; height <= bestHeight && !this.stopped; height++) {
       const hash = await rpc.getBlockHash(height);
       const raw = await rpc.getRawBlock(hash);
@@ -210,7 +226,7 @@ export class ChainWatcher implements ChainFollower {
       await store.setTip(trx, { hash: forkHash!, height: forkHeight, prevHash: header.previousblockhash ?? '', time: header.time }, now);
       await this.emit(trx, 'reorg', touched, forkHeight, now);
     });
-    this.noteTip(forkHeight);
+    this.noteTip(forkHeight, forkHash);
     return { hash: forkHash, height: forkHeight };
   }
 
@@ -231,7 +247,7 @@ export class ChainWatcher implements ChainFollower {
       for (const [key] of added) this.opts.watched.outpoints.delete(key);
       throw err;
     }
-    this.noteTip(height);
+    this.noteTip(height, hash);
   }
 
   /** Matches one transaction's outputs and inputs; records it when it touches a watched script. */
@@ -309,8 +325,9 @@ export class ChainWatcher implements ChainFollower {
     return out;
   }
 
-  private noteTip(height: number): void {
+  private noteTip(height: number, hash: string): void {
     if (this.tipHeight !== height) this.lastTipChangeAt = this.opts.clock();
     this.tipHeight = height;
+    this.tipHash = hash;
   }
 }

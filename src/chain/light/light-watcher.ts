@@ -165,6 +165,7 @@ export class LightWatcher implements ChainFollower {
       source: this.opts.backend.kind,
       sourceUrl: this.opts.backend.url,
       tipHeight: this.syncedHeight,
+      tipHash: this.syncedHeight === null ? null : (this.headers.at(this.syncedHeight)?.hash ?? null),
       headerHeight: tip?.height ?? null,
       serverTipHeight: this.serverTip,
       lag: tip && this.serverTip !== null ? Math.max(0, this.serverTip - tip.height) : null,

@@ -6,6 +6,7 @@ import { readSchemaState } from '../../db/schema-version.ts';
 import { MasterKey } from '../../security/master-key.ts';
 import { BackupError, backupSqlite, manifestPath, restoreSqlite } from '../../ops/backup.ts';
 import { formatFindings, runDoctor } from '../../ops/doctor.ts';
+import { formatStatus, localServerUrl, statusFromDatabase, statusFromServer } from '../../ops/chain-status.ts';
 import { UsageError, type Command } from '../command.ts';
 import { loadMasterKey } from '../open-store.ts';
 
@@ -24,6 +25,30 @@ export const opsCommands: Command[] = [
       const findings = await runDoctor();
       console.log(formatFindings(findings));
       return findings.some((f) => f.verdict === 'fail') ? 1 : 0;
+    },
+  },
+  {
+    path: ['status'],
+    summary: "each network's chain source, tip, lag, verification and last error; from the running server, else from the database",
+    usage:
+      'satgate status [--json] [--url URL]\n\nAsks the running server (GET /health at HOST:PORT, or URL); when nothing answers there, reads\n' +
+      'the configuration and the database instead. Exit code 0 when every chain is ok, 1 when one is not\n' +
+      '(stalled, a recent lie, failing polls), 3 when the server is not running.',
+    run: async (args) => {
+      const known = new Set(['--json', '--url']);
+      for (let i = 0; i < args.length; i++) {
+        if (!known.has(args[i]!)) throw new UsageError(`unknown option ${args[i]}; usage: satgate status [--json] [--url URL]`);
+        if (args[i] === '--url') i++;
+      }
+      const at = args.indexOf('--url');
+      const given = at >= 0 ? args[at + 1] : undefined;
+      if (at >= 0 && (!given || !/^https?:\/\//.test(given))) throw new UsageError('--url needs the server address, e.g. http://127.0.0.1:8080');
+      const config = loadConfig();
+      const base = given ?? localServerUrl(config);
+      const report = (await statusFromServer(base)) ?? (await statusFromDatabase(config, `${base.replace(/\/+$/, '')}/health`));
+      console.log(args.includes('--json') ? JSON.stringify(report, null, 2) : formatStatus(report));
+      if (!report.running) return 3;
+      return report.chains.some((c) => c.ok === false) ? 1 : 0;
     },
   },
   {
