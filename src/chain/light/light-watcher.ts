@@ -70,6 +70,7 @@ export class LightWatcher implements ChainFollower {
   private readonly startedAt: number;
   private pushPending = false;
   private syncedHeight: number | null = null;
+  private belowCheckpoint = false;
   private readonly headerStore: HeaderStore;
   /** Stored headers are loaded once, at the first poll. */
   private headersLoaded = false;
@@ -135,8 +136,11 @@ export class LightWatcher implements ChainFollower {
         this.syncedHeight = this.headers.tip()?.height ?? null;
         this.lastError = null;
       } catch (err) {
-        this.lastError = err instanceof Error ? err.message : String(err);
-        this.opts.log.warn({ chain: this.opts.store.chain, source: this.opts.backend.url, err: this.lastError }, 'light chain poll failed; will retry');
+        const message = err instanceof Error ? err.message : String(err);
+        // Logged once while it repeats (a server below the checkpoint fails every poll); /health shows it throughout.
+        const level = message === this.lastError ? 'debug' : 'warn';
+        this.lastError = message;
+        this.opts.log[level]({ chain: this.opts.store.chain, source: this.opts.backend.url, err: message }, 'light chain poll failed; will retry');
         this.opts.watched.outpoints.clear();
         await this.opts.watched.load(this.opts.store.db).catch(() => {});
       } finally {
@@ -160,7 +164,7 @@ export class LightWatcher implements ChainFollower {
     const recentLie = this.lies.some((l) => now - l.at < 3_600_000);
     const budget = this.opts.backend.budget();
     return {
-      ok: !stalled && !recentLie,
+      ok: !stalled && !recentLie && !this.belowCheckpoint,
       network: this.opts.network,
       source: this.opts.backend.kind,
       sourceUrl: this.opts.backend.url,
@@ -253,6 +257,15 @@ export class LightWatcher implements ChainFollower {
     const serverTip = await backend.tipHeight();
     this.serverTip = serverTip;
     this.lastServerAnswerAt = this.opts.clock();
+    // A chain that ends below our checkpoint cannot be checked at all: a server still syncing, or one that
+    // serves another network (a regtest or testnet server configured for mainnet). Nothing it says is used.
+    this.belowCheckpoint = !this.headers.tip() && serverTip < this.headers.baseHeight;
+    if (this.belowCheckpoint) {
+      throw new Error(
+        `the server's best chain ends at height ${serverTip}, below ${this.opts.network}'s checkpoint at ${this.headers.baseHeight}: ` +
+          'it is still syncing or serves another network; nothing it says is used',
+      );
+    }
     let back = 0;
     for (let guard = 0; guard < 10_000 && !this.stopped; guard++) {
       const ours = this.headers.tip();
