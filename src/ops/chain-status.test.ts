@@ -111,7 +111,7 @@ describe.each(cases)('satgate status on %s, reading the chain through the %s', (
       }),
     ]);
     expect((await runCli(['status'], env)).stdout).toContain('satgate is not running');
-  }, 120_000);
+  }, 400_000);
 });
 
 describe('satgate status options', () => {

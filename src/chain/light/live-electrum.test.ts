@@ -130,7 +130,7 @@ describe.each(testEngines())('satgate start on %s with SATGATE_LIVE_ELECTRUM_URL
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
     server = undefined;
-  }, 180_000);
+  }, 400_000);
 
   it('refuses to start with both a node and an Electrum server for mainnet, naming both', async () => {
     const res = await runCli(['start'], { ...env, SATGATE_LIVE_RPC_URL: 'http://user:pass@127.0.0.1:8332/' });
