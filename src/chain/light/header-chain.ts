@@ -49,6 +49,11 @@ export class HeaderChain {
     return this.headers[height - this.baseHeight];
   }
 
+  /** Forgets every header (they are loaded again from the database). */
+  clear(): void {
+    this.headers = [];
+  }
+
   /** Our best chain's headers from `height` to the tip. */
   from(height: number): ChainHeader[] {
     return this.headers.slice(Math.max(0, height - this.baseHeight));

@@ -129,6 +129,24 @@ describe.each(cases)('persisted light headers on %s (%s)', (engine, sourceName) 
     expect(tip.tip_hash).toBe(after.at(-1));
   });
 
+  it('a watcher started again (the singleton lease came back) reads the stored headers afresh instead of its memory', async () => {
+    await chains?.close();
+    chains = await startChains();
+    chains.start();
+    await chains.pollNow();
+    await chains.stop();
+    // Meanwhile another process (the lease holder) rewrote the stored chain: here, the top rows are gone.
+    const height = await node.height();
+    await testDb.db.kysely.deleteFrom('light_headers').where('chain', '=', 'test').where('height', '>', BigInt(height - 5)).execute();
+    const since = requestCount();
+    chains.start();
+    await chains.pollNow();
+    await chains.stop();
+    // Memory would have asked from the tip; the stored rows end five lower, so that is where it asks from.
+    expect(Math.min(...headerHeightsAskedSince(since))).toBeLessThanOrEqual(height - 4);
+    expect(await storedHashes()).toEqual(await nodeHashes());
+  });
+
   it('a stored header that no longer verifies is dropped from there and fetched again', async () => {
     await chains?.close();
     const rows = await storedHashes();

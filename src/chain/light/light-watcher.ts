@@ -113,6 +113,13 @@ export class LightWatcher implements ChainFollower {
   }
 
   start(): void {
+    // Started again (the singleton lease came back): another process may have moved the stored headers while
+    // this one was idle, so they are read afresh, like the watched set, rather than trusted from memory.
+    if (this.headersLoaded && !this.running) {
+      this.headers.clear();
+      this.headersLoaded = false;
+      this.unsavedFrom = null;
+    }
     this.started = true;
     this.task.start();
   }
