@@ -126,6 +126,9 @@ describe.each(testEngines())('Greenfield API on %s', (engine) => {
     expect(inv).toMatchObject({ amount: '0.00012345', currency: 'BTC', metadata: {} });
     const [pm] = (await gf(t.app, keyA, 'GET', `/api/v1/stores/${storeA}/invoices/${inv.id}/payment-methods`)).json();
     expect(pm).toMatchObject({ rate: '1', amount: '0.00012345' });
+    const page = await t.app.inject({ method: 'GET', url: `/pay/${inv.paymentReference}` });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('0.00012345');
   });
 
   it('bad fields are 422 with every [{path, message}]', async () => {
