@@ -118,8 +118,8 @@ export class GreenfieldInvoices {
         clientRowId: null,
         type: 'hosted',
         cryptoCurrency: crypto,
-        orderCurrency: req.currency,
-        orderAmount: req.amount,
+        orderCurrency: req.orderCurrency,
+        orderAmount: req.orderAmount,
         stored,
         now,
         expiresInMs,
@@ -289,6 +289,8 @@ export class GreenfieldInvoices {
       throw new GreenfieldValidationError([{ path: 'status', message: 'must be "Settled" or "Invalid"' }]);
     }
     const before = await this.get(storeId, invoiceId);
+    // Marking again as already marked is answered, not refused: a plugin retrying its call is not an error.
+    if (before.invoice.manual_status === status) return before;
     if (before.status.status === status) {
       throw new GreenfieldError(400, 'invoice-not-markable', `The invoice is already ${status}.`);
     }
