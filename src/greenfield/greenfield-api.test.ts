@@ -117,6 +117,12 @@ describe.each(testEngines())('Greenfield API on %s', (engine) => {
 
     const byOrder = await gf(t.app, keyA, 'GET', `/api/v1/stores/${storeA}/invoices?orderId=1042`);
     expect(byOrder.json().map((i: { id: string }) => i.id)).toEqual([inv.id]);
+
+    const updated = await gf(t.app, keyA, 'PUT', `/api/v1/stores/${storeA}/invoices/${inv.id}`, { metadata: { orderId: 1043, note: 'moved' } });
+    expect(updated.statusCode, updated.body).toBe(200);
+    expect(updated.json().metadata).toEqual({ orderId: 1043, note: 'moved' });
+    const moved = await gf(t.app, keyA, 'GET', `/api/v1/stores/${storeA}/invoices?orderId=1043`);
+    expect(moved.json().map((i: { id: string }) => i.id)).toEqual([inv.id]);
   });
 
   it('a BTC ("sats mode") invoice asks exactly its amount, at rate 1', async () => {

@@ -9,7 +9,8 @@ import type { Clock } from '../core/clock.ts';
 import type { Payments } from '../payments/payments.ts';
 import type { PaymentRow, StoredRequest } from '../payments/payment-record.ts';
 import type { PaymentStatus } from '../core/payment-statuses.ts';
-import type { JsonValue } from '../money/exact-json.ts';
+import { isJsonObject, JsonNumber, type JsonValue } from '../money/exact-json.ts';
+import { canonicalJson } from '../money/canonical-json.ts';
 import { compareDecimals, addDecimals, multiplyDecimals } from '../money/decimal.ts';
 import { isEmail } from '../wallets/field-rules.ts';
 import { confirmations } from '../wallets/address-activity.ts';
@@ -277,6 +278,25 @@ export class GreenfieldInvoices {
     const wanted = new Set(q.statuses);
     const filtered = views.filter((v) => wanted.has(v.status.status));
     return filtered.slice(q.skip, q.take === null ? undefined : q.skip + q.take);
+  }
+
+  /** PUT …/invoices/{id}: replaces the metadata (null or absent: an empty object), and with it the searchable orderId. */
+  async updateMetadata(storeId: string, invoiceId: string, body: JsonValue | undefined): Promise<InvoiceView> {
+    const before = await this.get(storeId, invoiceId);
+    const m = isJsonObject(body) ? body.metadata : undefined;
+    if (!isJsonObject(body) || (m !== undefined && m !== null && !isJsonObject(m))) {
+      throw new GreenfieldValidationError([{ path: isJsonObject(body) ? 'metadata' : '', message: 'must be a JSON object' }]);
+    }
+    const metadata = isJsonObject(m) ? m : {};
+    const orderId = metadata.orderId;
+    const orderText = typeof orderId === 'string' && orderId !== '' ? orderId : orderId instanceof JsonNumber ? orderId.toDecimal() : null;
+    const updated = await this.deps.db.kysely
+      .updateTable('greenfield_invoices')
+      .set({ metadata_json: canonicalJson(metadata), order_id: orderText === null ? null : orderText.slice(0, 256) })
+      .where('id', '=', before.invoice.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { ...before, invoice: updated };
   }
 
   /**
