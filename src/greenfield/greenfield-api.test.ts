@@ -57,6 +57,12 @@ describe.each(testEngines())('Greenfield API on %s', (engine) => {
     const list = await gf(t.app, keyA, 'GET', '/api/v1/stores');
     expect(list.statusCode).toBe(200);
     expect(list.json()).toEqual([expect.objectContaining({ id: storeA, name: 'Shop A', defaultCurrency: 'EUR', website: '' })]);
+    // Every field the PHP client's Store result reads as a string or int is one (never null).
+    const store = list.json()[0];
+    for (const f of ['name', 'website', 'defaultCurrency', 'speedPolicy', 'lightningDescriptionTemplate', 'defaultLang', 'customLogo', 'customCSS', 'htmlTitle', 'networkFeeMode', 'defaultPaymentMethod', 'id']) {
+      expect(typeof store[f], f).toBe('string');
+    }
+    for (const f of ['invoiceExpiration', 'monitoringExpiration', 'paymentTolerance', 'recommendedFeeBlockTarget']) expect(Number.isInteger(store[f]), f).toBe(true);
     const other = await gf(t.app, keyA, 'GET', `/api/v1/stores/${storeB}`);
     const unknown = await gf(t.app, keyA, 'GET', '/api/v1/stores/test_0000');
     expect(other.statusCode).toBe(404);

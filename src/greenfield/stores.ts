@@ -37,6 +37,11 @@ export function storeJson(wallet: Selectable<WalletsTable>, monitorWindowMs: num
     showRecommendedFee: true,
     recommendedFeeBlockTarget: 1,
     networkFeeMode: 'Never',
+    // The PHP client types these as strings (a null would be a TypeError there), so empty rather than null.
+    lightningDescriptionTemplate: '',
+    customLogo: '',
+    customCSS: '',
+    htmlTitle: '',
     payJoinEnabled: false,
     archived: false,
     receipt: { enabled: true, showQR: null, showPayments: null },
