@@ -66,6 +66,8 @@ export function serverInfoJson(sync: { synched: boolean; height: number | null }
       {
         paymentMethodId: ONCHAIN,
         cryptoCode: 'BTC',
+        // satgate reads a node (or a light server) it does not run: it has no node details of its own to give.
+        nodeInformation: null,
         chainHeight: sync.height ?? 0,
         syncHeight: synched ? sync.height : null,
         available: synched,
