@@ -154,6 +154,28 @@ describe.each(testEngines())('Greenfield API on %s', (engine) => {
     expect(fraction.statusCode).toBe(422);
   });
 
+  it('explicit nulls everywhere mean the defaults: the store currency, 15 minutes, the wallet’s speed, no tolerance', async () => {
+    const res = await gf(t.app, keyA, 'POST', `/api/v1/stores/${storeA}/invoices`,
+      '{"amount":7.5,"currency":null,"metadata":null,"checkout":{"speedPolicy":null,"paymentMethods":null,"defaultPaymentMethod":null,' +
+        '"lazyPaymentMethods":null,"expirationMinutes":null,"monitoringMinutes":null,"paymentTolerance":null,"redirectURL":null,' +
+        '"redirectAutomatically":null,"defaultLanguage":null,"requiresRefundEmail":null},"receipt":null}');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      amount: '7.5',
+      currency: 'EUR',
+      metadata: {},
+      checkout: { speedPolicy: 'MediumSpeed', expirationMinutes: 15, paymentTolerance: 0, redirectURL: null, redirectAutomatically: false },
+    });
+  });
+
+  it('paymentMethods is accepted in every spelling the plugins send', async () => {
+    for (const spelling of ['BTC', 'BTC-CHAIN', 'BTC_CHAIN', 'BTC-OnChain']) {
+      const res = await gf(t.app, keyA, 'POST', `/api/v1/stores/${storeA}/invoices`, { amount: '1', currency: 'EUR', checkout: { paymentMethods: [spelling] } });
+      expect(res.statusCode, spelling).toBe(200);
+      expect(res.json().checkout.paymentMethods).toEqual(['BTC-CHAIN']);
+    }
+  });
+
   it('bad fields are 422 with every [{path, message}]', async () => {
     const res = await gf(t.app, keyA, 'POST', `/api/v1/stores/${storeA}/invoices`, {
       amount: '1.234',
