@@ -186,6 +186,15 @@ describe.each(testEngines())('Greenfield API on %s', (engine) => {
     expect(res.json().map((e: { path: string }) => e.path).sort()).toEqual(
       ['amount', 'checkout.paymentMethods[0]', 'checkout.redirectURL', 'checkout.speedPolicy'].sort(),
     );
+    const empty = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/stores/${storeA}/invoices`,
+      headers: { authorization: `token ${keyA}`, 'content-type': 'application/json' },
+      payload: '',
+    });
+    expect(empty.statusCode, empty.body).toBe(422);
+    const getWithJsonType = await t.app.inject({ method: 'GET', url: '/api/v1/stores', headers: { authorization: `token ${keyA}`, 'content-type': 'application/json' } });
+    expect(getWithJsonType.statusCode).toBe(200);
     const malformed = await gf(t.app, keyA, 'POST', `/api/v1/stores/${storeA}/invoices`, '{"amount":');
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json()).toMatchObject({ code: 'malformed-body' });

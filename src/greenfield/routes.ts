@@ -2,8 +2,7 @@
 // and /i/{invoiceId}, the checkout link that leads to our hosted payment page. Every route behind the one
 // authentication hook answers Greenfield's error shapes (errors.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { JsonValue } from '../money/exact-json.ts';
-import { useExactJsonBodies } from '../http/exact-json-body.ts';
+import { JsonSyntaxError, parseExactJson, type JsonValue } from '../money/exact-json.ts';
 import { greenfieldAuth, identityOf, requireStorePermission, storePermission } from './auth.ts';
 import { GreenfieldError, storeNotFound, useGreenfieldErrors } from './errors.ts';
 import { POLICIES, grants } from './permissions.ts';
@@ -38,7 +37,19 @@ export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Pr
     // Answers are written by invoice-json.ts and stores.ts; the response schemas document them and must not
     // filter them (metadata is free-form), so they are serialized as they are.
     scope.setSerializerCompiler(() => (data) => JSON.stringify(data));
-    useExactJsonBodies(scope, BODY_LIMIT);
+    // The PHP client sends `Content-Type: application/json` on every request, bodiless ones too: an empty body is
+    // no body, not malformed JSON (each route then says what it needed).
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_request, body, done) => {
+      const text = String(body);
+      if (text.trim() === '') return done(null, undefined);
+      try {
+        done(null, parseExactJson(text));
+      } catch (err) {
+        const detail = err instanceof JsonSyntaxError ? `The body is not valid JSON: ${err.message}.` : 'The body is not valid JSON.';
+        done(new GreenfieldError(400, 'malformed-body', detail), undefined);
+      }
+    });
     scope.addHook('preHandler', greenfieldAuth(gf.keys));
     scope.addHook('onSend', async (_request, reply, payload) => {
       reply.header('cache-control', 'no-store');
