@@ -21,6 +21,8 @@ afterAll(async () => {
 
 describe.each(testEngines())('Greenfield invoices paid on regtest on %s', (engine) => {
   let t: TestApp;
+  // The real clock, movable forward (expiry without waiting).
+  let skew = 0;
   let store: string;
   let key: string;
 
@@ -28,6 +30,7 @@ describe.each(testEngines())('Greenfield invoices paid on regtest on %s', (engin
     t = await createTestApp(engine, {
       env: { SATGATE_RATES_FILE: writeRatesFile({ USD: '50000.00', EUR: '40000' }) },
       chains: { test: { rpcUrl: node.rpcUrl, network: 'regtest' } },
+      clock: () => Date.now() + skew,
       start: true,
     });
     await t.ctx.chains.pollNow();
@@ -125,6 +128,21 @@ describe.each(testEngines())('Greenfield invoices paid on regtest on %s', (engin
     expect(inv).toMatchObject({ status: 'Settled', additionalStatus: 'PaidOver', paidAmount: '12' });
     expect(pm.payments).toHaveLength(2);
     expect(pm).toMatchObject({ totalPaid: '0.00030000', due: '-0.00005000' });
+  });
+
+  it('a double spend takes the payment back: New while the invoice is open, Invalid/Invalid once it expires', async () => {
+    const created = await create({ amount: '6', currency: 'EUR', checkout: { expirationMinutes: 30 } });
+    let { inv, pm } = await read(created.id);
+    const paid = await pay(pm.destination, pm.amount);
+    ({ inv } = await read(created.id));
+    expect(inv.status).toBe('Processing');
+    await node.replaceWithConflict(paid.txid);
+    ({ inv, pm } = await read(created.id));
+    expect(inv).toMatchObject({ status: 'New', additionalStatus: 'None' });
+    expect(pm.payments).toEqual([expect.objectContaining({ id: `${paid.txid}-${paid.vouts[0]}`, status: 'Invalid' })]);
+    skew += 31 * 60_000;
+    ({ inv } = await read(created.id));
+    expect(inv).toMatchObject({ status: 'Invalid', additionalStatus: 'Invalid' });
   });
 
   it('a short payment within paymentTolerance counts as paid', async () => {
