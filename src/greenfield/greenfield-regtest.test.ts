@@ -130,6 +130,19 @@ describe.each(testEngines())('Greenfield invoices paid on regtest on %s', (engin
     expect(pm).toMatchObject({ totalPaid: '0.00030000', due: '-0.00005000' });
   });
 
+  it('a reorganisation that takes the confirmation back turns Settled back into Processing (the chain is the truth)', async () => {
+    const created = await create({ amount: '7', currency: 'EUR' });
+    let { inv, pm } = await read(created.id);
+    await pay(pm.destination, pm.amount);
+    await node.mine(1);
+    ({ inv } = await read(created.id));
+    expect(inv.status).toBe('Settled');
+    await node.reorg(1, 2); // the payment goes back to the mempool
+    ({ inv, pm } = await read(created.id));
+    expect(inv).toMatchObject({ status: 'Processing', additionalStatus: 'None' });
+    expect(pm.payments[0].status).toBe('Processing');
+  });
+
   it('a double spend takes the payment back: New while the invoice is open, Invalid/Invalid once it expires', async () => {
     const created = await create({ amount: '6', currency: 'EUR', checkout: { expirationMinutes: 30 } });
     let { inv, pm } = await read(created.id);
