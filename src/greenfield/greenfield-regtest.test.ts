@@ -158,6 +158,21 @@ describe.each(testEngines())('Greenfield invoices paid on regtest on %s', (engin
     expect(inv).toMatchObject({ status: 'Invalid', additionalStatus: 'Invalid' });
   });
 
+  it('a partial payment that expires is Expired/PaidPartial; a payment after expiry is Expired/PaidLate', async () => {
+    const partial = await create({ amount: '10', currency: 'EUR', checkout: { expirationMinutes: 5 } });
+    let { inv, pm } = await read(partial.id);
+    await pay(pm.destination, '0.0001');
+    const late = await create({ amount: '3', currency: 'EUR', checkout: { expirationMinutes: 5 } });
+    const latePm = (await read(late.id)).pm;
+    skew += 6 * 60_000;
+    ({ inv } = await read(partial.id));
+    expect(inv).toMatchObject({ status: 'Expired', additionalStatus: 'PaidPartial' });
+    await pay(latePm.destination, latePm.amount);
+    ({ inv, pm } = await read(late.id));
+    expect(inv).toMatchObject({ status: 'Expired', additionalStatus: 'PaidLate' });
+    expect(pm.payments).toHaveLength(1);
+  });
+
   it('a short payment within paymentTolerance counts as paid', async () => {
     const created = await create({ amount: '10', currency: 'EUR', checkout: { paymentTolerance: 5 } });
     let { inv, pm } = await read(created.id);
