@@ -237,6 +237,10 @@ describe.each(testEngines())('Greenfield API on %s', (engine) => {
     const [info] = (await t.ctx.greenfield.keys.list(storeA)).slice(-1);
     expect(await t.ctx.greenfield.keys.revoke(info!.keyId)).toBe(true);
     expect((await gf(t.app, key, 'GET', '/api/v1/stores')).statusCode).toBe(401);
+    // A client revoking its own key (the PHP client's revokeCurrentApiKey): 200, then refused.
+    const own = await greenfieldKey(t.ctx, storeA);
+    expect((await gf(t.app, own, 'DELETE', '/api/v1/api-keys/current')).statusCode).toBe(200);
+    expect((await gf(t.app, own, 'GET', '/api/v1/api-keys/current')).statusCode).toBe(401);
   });
 
   it('the OpenAPI document lists the Greenfield routes under their own tag, with the key as their security', async () => {

@@ -66,6 +66,11 @@ export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Pr
       return { apiKey: keyOfHeader(request.headers.authorization), label: id.label, permissions: id.permissions };
     });
 
+    scope.delete('/api/v1/api-keys/current', { schema: { summary: 'Revoke the API key of the request (refused from the next request on)', tags: TAGS, security: SECURITY } }, async (request, reply) => {
+      await gf.keys.revoke(identityOf(request).keyId);
+      return reply.status(200).send();
+    });
+
     scope.get('/api/v1/server/info', { schema: { summary: 'Server information: Greenfield API level, sync state, payment methods', tags: TAGS, security: SECURITY, response: { 200: S.ServerInfo } } }, async (request) => {
       const id = identityOf(request);
       const wallet = await walletOf(id.storeId);
