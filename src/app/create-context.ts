@@ -10,6 +10,7 @@ import { OutboxWorker } from '../notify/outbox-worker.ts';
 import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
+import { createGreenfield } from '../greenfield/greenfield.ts';
 import { createSpending } from '../spending/spending.ts';
 import { createRefunds } from '../refunds/refunds.ts';
 import { profileWallets } from '../dashboard/accounts.ts';
@@ -113,6 +114,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     allowPrivateWebhooks: config.allowPrivateWebhooks,
     isSupportedCurrency,
   });
+  const greenfield = createGreenfield({ db, clock, config, payments, repo: wallets.repo, chains, isSupportedCurrency });
   // Chain watchers, rate refresher, spending broadcaster, refund, payment, form and partner sweepers run in one process at a time (the lease holder).
   const singleton = new SingletonRole({
     db,
@@ -161,6 +163,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     chains,
     notify: { worker, mailer },
     payments,
+    greenfield,
     spending,
     refunds,
     forms,

@@ -13,6 +13,7 @@ import { partners } from './0012-partners.ts';
 import { lightHeaders } from './0013-light-headers.ts';
 import { addressPool } from './0014-address-pool.ts';
 import { leases } from './0015-leases.ts';
+import { greenfield } from './0016-greenfield.ts';
 
 /** Every migration in order; append only, never edit a released one. */
 export const MIGRATIONS: readonly SatgateMigration[] = [
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly SatgateMigration[] = [
   lightHeaders,
   addressPool,
   leases,
+  greenfield,
 ];
