@@ -56,8 +56,8 @@ export function newWebhookSecret(): string {
 export function webhookData(row: WebhookRow): WebhookData {
   return {
     id: row.public_id,
-    enabled: row.enabled === 1,
-    automaticRedelivery: row.automatic_redelivery === 1,
+    enabled: Number(row.enabled) === 1,
+    automaticRedelivery: Number(row.automatic_redelivery) === 1,
     url: row.url,
     authorizedEvents: authorizedEventsOf(row),
   };
@@ -65,7 +65,7 @@ export function webhookData(row: WebhookRow): WebhookData {
 
 /** The events a stored webhook wants. */
 export function authorizedEventsOf(row: Pick<WebhookRow, 'everything' | 'specific_events'>): AuthorizedEvents {
-  return { everything: row.everything === 1, specificEvents: JSON.parse(row.specific_events) as string[] };
+  return { everything: Number(row.everything) === 1, specificEvents: JSON.parse(row.specific_events) as string[] };
 }
 
 /** The webhooks of a wallet, and the one with an id. */

@@ -14,7 +14,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { startRegtestNode, type RegtestNode } from '../../test/support/regtest-node.ts';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { testEngines } from '../../test/support/test-db.ts';
@@ -165,7 +165,7 @@ describe.each(testEngines())('the WooCommerce plugin’s conversation on %s', (e
     expect(again.authorizedEvents).toEqual({ everything: false, specificEvents: WEBHOOK_EVENTS });
 
     // At least one payment method: StorePaymentMethod::getPaymentMethods; the plugin makes gateway symbols of them.
-    const methods = (await ok({ type: 'array', items: OAS.StorePaymentMethod } as unknown as TSchema, 'GET', `stores/${storeId}/payment-methods`)) as Record<string, unknown>[];
+    const methods = (await ok(Type.Array(OAS.StorePaymentMethod), 'GET', `stores/${storeId}/payment-methods`)) as Record<string, unknown>[];
     expect(methods.length).toBeGreaterThan(0);
     const symbols = methods.filter((m) => m.enabled === true).map((m) => String(m.paymentMethod ?? m.paymentMethodId).replace(/-/g, '_'));
     expect(symbols).toContain('BTC_CHAIN');
@@ -193,7 +193,7 @@ describe.each(testEngines())('the WooCommerce plugin’s conversation on %s', (e
     expect(Array.isArray(read.checkout.paymentMethods)).toBe(true);
 
     // The shopper pays what the payment method asks.
-    const [method] = (await ok({ type: 'array', items: OAS.InvoicePaymentMethod } as unknown as TSchema, 'GET', `stores/${storeId}/invoices/${invoiceId}/payment-methods`)) as any[];
+    const [method] = (await ok(Type.Array(OAS.InvoicePaymentMethod), 'GET', `stores/${storeId}/invoices/${invoiceId}/payment-methods`)) as any[];
     expect(method.due).toBe(method.amount);
     const paid = await node.pay(decodeAddress(method.destination).script, satsFromBtc(method.amount));
     await t.ctx.chains.pollNow();
@@ -208,7 +208,7 @@ describe.each(testEngines())('the WooCommerce plugin’s conversation on %s', (e
       expect(OAS.schemaErrors(OAS.WebhookEvents[String(hook.body.type)]!, hook.body), String(hook.body.type)).toEqual([]);
       expect(hook.body.webhookId).toBe(stored.id);
       if (['InvoiceReceivedPayment', 'InvoicePaymentSettled', 'InvoiceSettled'].includes(String(hook.body.type))) {
-        const [pm] = (await ok({ type: 'array', items: OAS.InvoicePaymentMethod } as unknown as TSchema, 'GET', `stores/${storeId}/invoices/${invoiceId}/payment-methods`)) as any[];
+        const [pm] = (await ok(Type.Array(OAS.InvoicePaymentMethod), 'GET', `stores/${storeId}/invoices/${invoiceId}/payment-methods`)) as any[];
         expect(Number(pm.paymentMethodPaid)).toBeGreaterThan(0);
         expect(pm.totalPaid).toBe(pm.amount);
         expect(pm.payments.map((p: { id: string }) => p.id.split('-')[0])).toEqual([paid.txid]);

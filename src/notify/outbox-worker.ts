@@ -69,7 +69,8 @@ export class OutboxWorker {
       // A Greenfield webhook receives its events one after the other, in the order they happened (as BTCPay
       // sends them): the shop plugins act on each as it comes. Everything else goes out in parallel.
       const lanes = new Map<string, OutboxRow[]>();
-      for (const row of rows) {
+      // RETURNING does not keep the claim's order (PostgreSQL): ids are the order events happened in.
+      for (const row of [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
         const lane = row.greenfield_webhook_id === null ? `row:${row.id}` : `greenfield:${row.greenfield_webhook_id}`;
         lanes.set(lane, [...(lanes.get(lane) ?? []), row]);
       }
