@@ -17,6 +17,8 @@ import { formRoutes } from '../forms/routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { partnerRoutes } from '../partners/routes.ts';
 import { withdrawalRoutes } from '../withdrawals/routes.ts';
+import { greenfieldRoutes } from '../greenfield/routes.ts';
+import { greenfieldHookRoutes } from '../greenfield/webhook-routes.ts';
 
 /** Largest JSON body accepted (DESIGN.md section 7). */
 export const BODY_LIMIT = 1024 * 1024;
@@ -71,6 +73,12 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'an access token from POST /oauth/token (client credentials)' },
+          greenfieldToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: 'a Greenfield API key (`satgate greenfield key create`), as "token <key>" or "Bearer <key>"',
+          },
           dashboardToken: {
             type: 'apiKey',
             in: 'header',
@@ -101,6 +109,8 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await app.register(async (scope) => dashboardRoutes(scope, ctx.dashboard));
   await app.register(async (scope) => partnerRoutes(scope, ctx.partners));
   await app.register(async (scope) => withdrawalRoutes(scope, { ...ctx.partners, onConfirmed: ctx.partners.kick }));
+  await app.register(async (scope) => greenfieldRoutes(scope, ctx.greenfield));
+  await app.register(async (scope) => greenfieldHookRoutes(scope, { keys: ctx.greenfield.keys, hooks: ctx.greenfieldHooks }));
   const devChain = opts.devChain;
   if (devChain) {
     const { devRoutes } = await import('./dev-routes.ts');

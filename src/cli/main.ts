@@ -11,9 +11,10 @@ import { dashboardCommands } from './commands/dashboard-commands.ts';
 import { dbCommands } from './commands/db-commands.ts';
 import { partnerCommands } from './commands/partner-commands.ts';
 import { opsCommands } from './commands/ops-commands.ts';
+import { greenfieldCommands } from './commands/greenfield-commands.ts';
 import { VERSION } from '../core/version.ts';
 
-const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...spendCommands, ...keyOriginCommands, ...partnerCommands, ...opsCommands, ...dbCommands, ...devCommands];
+const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...spendCommands, ...keyOriginCommands, ...partnerCommands, ...greenfieldCommands, ...opsCommands, ...dbCommands, ...devCommands];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));

@@ -189,6 +189,8 @@ export interface PaymentsTable {
   unconfirmed_order_amount: Generated<string>;
   request_json: string;
   created_at: bigint;
+  /** Confirmations this payment needs (Greenfield's speedPolicy); null: the wallet's. */
+  required_confirmations: bigint | null;
 }
 
 export interface PaymentTransitionsTable {
@@ -718,4 +720,55 @@ export interface Database {
   rate_limit_events: RateLimitEventsTable;
   audit_events: AuditEventsTable;
   leases: LeasesTable;
+  greenfield_api_keys: GreenfieldApiKeysTable;
+  greenfield_invoices: GreenfieldInvoicesTable;
+  greenfield_invoice_marks: GreenfieldInvoiceMarksTable;
+}
+
+/** A Greenfield API key: hashed, for one store (a wallet), with BTCPay permission strings (JSON array). */
+export interface GreenfieldApiKeysTable {
+  id: Generated<bigint>;
+  key_hash: string;
+  key_hint: string;
+  /** Public id of the key (lists and revocation name it; never the key itself). */
+  key_id: string;
+  wallet_id: bigint;
+  store_id: string;
+  permissions_json: string;
+  label: string;
+  user_id: string | null;
+  created_at: bigint;
+  revoked_at: bigint | null;
+}
+
+/** A Greenfield invoice: one payment of payment API v1 with Greenfield's own fields. */
+export interface GreenfieldInvoicesTable {
+  id: Generated<bigint>;
+  invoice_id: string;
+  payment_id: bigint;
+  wallet_id: bigint;
+  store_id: string;
+  order_id: string | null;
+  /** The amount and currency as the client asked (BTC in sats mode). */
+  amount: string;
+  currency: string;
+  metadata_json: string;
+  /** The effective checkout settings (defaults filled in). */
+  checkout_json: string;
+  /** Percent, decimal string. */
+  payment_tolerance: string;
+  manual_status: 'Settled' | 'Invalid' | null;
+  manual_at: bigint | null;
+  created_by_key: string | null;
+  created_at: bigint;
+}
+
+/** A manual marking of an invoice (POST …/status), with its cause. */
+export interface GreenfieldInvoiceMarksTable {
+  id: Generated<bigint>;
+  invoice_row_id: bigint;
+  from_status: string;
+  to_status: string;
+  cause: string;
+  at: bigint;
 }

@@ -1,6 +1,8 @@
 // Payment API v1 operations over the database: create a payment request (op 26, with idempotency),
 // read it (27), draw its QR code (28), quote an indicative rate (29), and the hosted page's lookup.
 import { randomBytes } from 'node:crypto';
+import type { Selectable, Transaction } from 'kysely';
+import type { Database, WalletsTable } from '../db/schema.ts';
 import { isoUtc } from '../core/clock.ts';
 import { ProblemError, WalletApiError, type FieldProblem } from '../core/errors.ts';
 import type { RateLock } from '../rates/rates-port.ts';
@@ -41,6 +43,24 @@ export function newPaymentReference(): string {
   let out = 'pay_';
   for (const b of bytes) out += alphabet[b & 31];
   return out;
+}
+
+/** What {@link PaymentService.insertPayment} needs. */
+export interface NewPayment {
+  wallet: Selectable<WalletsTable>;
+  clientRowId: bigint | null;
+  type: 'custom' | 'hosted';
+  cryptoCurrency: string;
+  orderCurrency: string;
+  orderAmount: string;
+  stored: StoredRequest;
+  now: number;
+  /** Rate guarantee from creation; default the rate lock's own. */
+  expiresInMs?: number;
+  /** End of the monitoring window (epoch ms); default creation + the configured window. */
+  monitorUntil?: number;
+  /** Confirmations this payment needs; default the wallet's. */
+  requiredConfirmations?: number;
 }
 
 /** The status read's row: every payment column and the three fields of its wallet and address it shows. */
@@ -142,39 +162,16 @@ export class PaymentService {
         const replay = await idempotent(deps.idempotency.claim(trx, scope, idempotencyKey, hash, now));
         if (replay) return { ...replay, replayed: true };
       }
-      let lock: RateLock;
-      try {
-        lock = await deps.rates.lock('payment_request', input.order_currency, trx);
-      } catch (err) {
-        throw toProblem(err);
-      }
-      const address = await deps.issuer.issueForPayment(trx, wallet, now);
-      const reference = newPaymentReference();
-      const row = await trx
-        .insertInto('payments')
-        .values({
-          reference,
-          wallet_id: wallet.id,
-          address_id: address.id,
-          client_id: clientRowId,
-          type: input.type,
-          crypto_currency: input.crypto_currency,
-          crypto_sats: fiatToSats(input.order_amount, lock.rate),
-          order_currency: input.order_currency,
-          order_amount: input.order_amount,
-          exchange_rate: lock.rate,
-          rate_lock_id: lock.id,
-          expiry_at: BigInt(lock.expiresAt),
-          monitor_until: BigInt(now + deps.config.monitorWindowMs),
-          status: 'unpaid',
-          status_at: BigInt(now),
-          request_json: JSON.stringify(stored),
-          created_at: BigInt(now),
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      // Creation is a transition like any other; it notifies no one (the shop has the answer in hand).
-      await recordTransition(trx, { table: 'payment_transitions', recordId: row.id, from: null, to: 'unpaid', cause: 'created', at: now }, []);
+      const { row, address } = await this.insertPayment(trx, {
+        wallet,
+        clientRowId,
+        type: input.type,
+        cryptoCurrency: input.crypto_currency,
+        orderCurrency: input.order_currency,
+        orderAmount: input.order_amount,
+        stored,
+        now,
+      });
       const answer: Answer = { status: 200, body: paymentRecord(row, this.recordContext(wallet, address.address)), replayed: false };
       if (idempotencyKey !== undefined) await deps.idempotency.complete(trx, scope, idempotencyKey, { status: answer.status, body: answer.body });
       return { ...answer, script: address.script_hex, addressId: address.id };
@@ -185,6 +182,61 @@ export class PaymentService {
     return { status: result.status, body: result.body, replayed: result.replayed };
   }
 
+  /**
+   * The one creation path inside a transaction: rate lock (none for a BTC-denominated payment, whose rate is 1),
+   * address issuance, the payment row and its creation transition. Greenfield invoices (src/greenfield) come
+   * through here too, with their own expiry, monitoring window and confirmations.
+   */
+  async insertPayment(trx: Transaction<Database>, spec: NewPayment): Promise<{ row: PaymentRow; address: { id: bigint; address: string; script_hex: string } }> {
+    const { deps } = this;
+    const { wallet, now } = spec;
+    let lock: { id: bigint | null; rate: string; expiresAt: number };
+    if (spec.orderCurrency === 'BTC') {
+      lock = { id: null, rate: '1', expiresAt: now + (spec.expiresInMs ?? deps.config.monitorWindowMs) };
+    } else {
+      try {
+        lock = await deps.rates.lock('payment_request', spec.orderCurrency, trx);
+      } catch (err) {
+        throw toProblem(err);
+      }
+    }
+    const address = await deps.issuer.issueForPayment(trx, wallet, now);
+    const expiryAt = spec.expiresInMs === undefined ? lock.expiresAt : now + spec.expiresInMs;
+    const row = await trx
+      .insertInto('payments')
+      .values({
+        reference: newPaymentReference(),
+        wallet_id: wallet.id,
+        address_id: address.id,
+        client_id: spec.clientRowId,
+        type: spec.type,
+        crypto_currency: spec.cryptoCurrency,
+        crypto_sats: fiatToSats(spec.orderAmount, lock.rate),
+        order_currency: spec.orderCurrency,
+        order_amount: spec.orderAmount,
+        exchange_rate: lock.rate,
+        rate_lock_id: lock.id,
+        expiry_at: BigInt(expiryAt),
+        monitor_until: BigInt(spec.monitorUntil ?? now + deps.config.monitorWindowMs),
+        status: 'unpaid',
+        status_at: BigInt(now),
+        request_json: JSON.stringify(spec.stored),
+        created_at: BigInt(now),
+        required_confirmations: spec.requiredConfirmations === undefined ? null : BigInt(spec.requiredConfirmations),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    // Creation is a transition like any other; it notifies no one (the shop has the answer in hand).
+    await recordTransition(trx, { table: 'payment_transitions', recordId: row.id, from: null, to: 'unpaid', cause: 'created', at: now }, []);
+    return { row, address };
+  }
+
+  /** Starts watching a created payment's address (after its transaction committed). */
+  watchCreated(walletId: bigint, mode: string, address: { id: bigint; script_hex: string }): void {
+    const chain = this.deps.chains.forMode(mode as ChainId);
+    this.deps.chains.watch(chain.id, Buffer.from(address.script_hex, 'hex'), { addressId: address.id, walletId });
+  }
+
   private async spotOrProblem(currency: string) {
     try {
       return await this.deps.rates.spot(currency);
@@ -193,12 +245,12 @@ export class PaymentService {
     }
   }
 
-  private recordContext(wallet: RecordContext['wallet'], address: string): RecordContext {
+  recordContext(wallet: RecordContext['wallet'], address: string): RecordContext {
     return { wallet, address, publicUrl: this.deps.config.publicUrl };
   }
 
   /** The payment with its wallet and address; an unpaid one past its monitoring window is invalidated first. */
-  private async load(reference: string): Promise<{ row: PaymentRow; ctx: RecordContext } | undefined> {
+  async load(reference: string): Promise<{ row: PaymentRow; ctx: RecordContext } | undefined> {
     const { db, clock, machine } = this.deps;
     // One round trip for the hot path (status polling): the payment with its wallet's and address's fields.
     // On SQLite it is written by hand on the read-only connection (a statement prepared once, no query

@@ -214,6 +214,12 @@ describe('derivePaymentStatus: order-currency amounts', () => {
     expect(() => derivePaymentStatus(payment([], { orderAmount: '1e3' }))).toThrow(RangeError);
     expect(() => derivePaymentStatus(payment([], { lockedRate: '0' }))).toThrow(RangeError);
     expect(() => derivePaymentStatus(payment([out(-1n)]))).toThrow(RangeError);
-    expect(() => derivePaymentStatus(payment([], { requiredConfirmations: 0 }))).toThrow(RangeError);
+    expect(() => derivePaymentStatus(payment([], { requiredConfirmations: -1 }))).toThrow(RangeError);
+  });
+
+  it('with 0 required confirmations (Greenfield HighSpeed) funds in the mempool already count as confirmed', () => {
+    const r = derivePaymentStatus(payment([{ ...out(50_000n), confirmations: 0 }], { requiredConfirmations: 0 }));
+    expect(r.confirmedSats).toBe(50_000n);
+    expect(r.status.startsWith('confirmed')).toBe(true);
   });
 });

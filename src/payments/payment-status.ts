@@ -56,7 +56,7 @@ export interface PaymentStatusInput {
   monitoringWindowMs: number;
   outputs: readonly DetectedOutput[];
   now: number;
-  /** Confirmations that make an output confirmed; default 1. */
+  /** Confirmations that make an output confirmed; default 1; 0 counts funds as confirmed on first sight. */
   requiredConfirmations?: number;
 }
 
@@ -80,7 +80,8 @@ function checkInput(input: PaymentStatusInput, required: number): void {
   if (!Number.isInteger(input.minorUnits) || input.minorUnits < 0 || input.minorUnits > 18) {
     throw new RangeError(`bad minorUnits ${input.minorUnits}`);
   }
-  if (!Number.isInteger(required) || required < 1) throw new RangeError(`bad requiredConfirmations ${required}`);
+  // 0 is Greenfield's HighSpeed: funds count as confirmed on first sight (the merchant's risk, chosen per payment).
+  if (!Number.isInteger(required) || required < 0) throw new RangeError(`bad requiredConfirmations ${required}`);
   if (parseDecimal(input.orderAmount, PAYMENT_DECIMAL).units === 0n) throw new RangeError('order amount must be positive');
   for (const o of input.outputs) {
     if (o.sats < 0n) throw new RangeError('negative output amount');

@@ -9,7 +9,7 @@ import type { Database } from '../db/schema.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Rates, SpotRate } from '../rates/rates-port.ts';
 import type { ChainChange } from '../chain/chain-events.ts';
-import { minorUnits } from '../money/currencies.ts';
+import { BTC_DECIMALS, minorUnits } from '../money/currencies.ts';
 import { lockRow } from '../db/row-locks.ts';
 import { recordTransition } from '../notify/status-transition.ts';
 import { confirmations } from '../wallets/address-activity.ts';
@@ -22,6 +22,14 @@ type Trx = Transaction<Database>;
 
 /** Why a status was (re-)derived: a chain change, the monitoring window, or a status read. */
 export type TransitionCause = ChainChange['cause'] | 'created' | 'monitor-window';
+
+/** The most confirmations a single payment may ask for (Greenfield's LowSpeed). */
+export const MAX_PAYMENT_CONFIRMATIONS = 6;
+
+/** Decimals of an order currency: ISO 4217's, or bitcoin's for a BTC-denominated (Greenfield "sats mode") payment. */
+export function orderMinorUnits(currency: string): number {
+  return currency === 'BTC' ? BTC_DECIMALS : minorUnits(currency);
+}
 
 /** How often the sweeper looks for payments past their monitoring window. */
 export const SWEEP_INTERVAL_MS = 5_000;
@@ -69,7 +77,8 @@ export class PaymentStatusMachine {
   /** Payments with funds whose confirmation count can still change their status at this tip. */
   private async unsettled(trx: Trx, change: ChainChange): Promise<bigint[]> {
     const maxRequired = await trx.selectFrom('wallets').select((eb) => eb.fn.max('required_confirmations').as('m')).executeTakeFirst();
-    const window = BigInt(Math.max(1, Number(maxRequired?.m ?? 1)) + 1);
+    // A payment may ask for more confirmations than its wallet (Greenfield's LowSpeed: 6), so the window covers those too.
+    const window = BigInt(Math.max(1, MAX_PAYMENT_CONFIRMATIONS, Number(maxRequired?.m ?? 1)) + 1);
     const rows = await trx
       .selectFrom('payments as p')
       .innerJoin('chain_outputs as o', 'o.address_id', 'p.address_id')
@@ -100,14 +109,14 @@ export class PaymentStatusMachine {
     const d = derivePaymentStatus({
       orderAmount: p.order_amount,
       orderCurrency: p.order_currency,
-      minorUnits: minorUnits(p.order_currency),
+      minorUnits: orderMinorUnits(p.order_currency),
       lockedRate: p.exchange_rate,
       expiryMs: Number(p.expiry_at),
       createdMs: Number(p.created_at),
       monitoringWindowMs: Number(p.monitor_until) - Number(p.created_at),
       outputs,
       now,
-      requiredConfirmations: Number(wallet.required_confirmations),
+      requiredConfirmations: Number(p.required_confirmations ?? wallet.required_confirmations),
     });
     const changed = d.status !== p.status;
     const amountsChanged =
@@ -179,6 +188,8 @@ export class PaymentStatusMachine {
    * (rates stale or down): the funds are then valued at the locked rate rather than holding up the chain.
    */
   private async spotAtFirstSight(currency: string): Promise<SpotRate | undefined> {
+    // A BTC-denominated payment is worth its satoshis whenever they come: its rate is 1, never looked up.
+    if (currency === 'BTC') return { currency, rate: '1', at: this.deps.clock() };
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([

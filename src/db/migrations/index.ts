@@ -12,6 +12,7 @@ import { spendingRefunds } from './0011-spending-refunds.ts';
 import { partners } from './0012-partners.ts';
 import { addressPool } from './0014-address-pool.ts';
 import { leases } from './0015-leases.ts';
+import { greenfield } from './0016-greenfield.ts';
 import { greenfieldWebhooks } from './0017-greenfield-webhooks.ts';
 
 /** Every migration in order; append only, never edit a released one. */
@@ -29,5 +30,6 @@ export const MIGRATIONS: readonly SatgateMigration[] = [
   partners,
   addressPool,
   leases,
+  greenfield,
   greenfieldWebhooks,
 ];

@@ -1,0 +1,65 @@
+// BTCPay's permission strings as Greenfield keys carry them: a policy name, scoped to one store by a
+// `:<storeId>` suffix. satgate keys are always for one store, so a policy without a store counts for the key's.
+
+/** The policies satgate understands (BTCPay's names). */
+export const POLICIES = {
+  viewInvoices: 'btcpay.store.canviewinvoices',
+  createInvoice: 'btcpay.store.cancreateinvoice',
+  modifyInvoices: 'btcpay.store.canmodifyinvoices',
+  viewStoreSettings: 'btcpay.store.canviewstoresettings',
+  modifyStoreSettings: 'btcpay.store.canmodifystoresettings',
+  modifyWebhooks: 'btcpay.store.webhooks.canmodifywebhooks',
+  createNonApprovedPullPayments: 'btcpay.store.cancreatenonapprovedpullpayments',
+  createPullPayments: 'btcpay.store.cancreatepullpayments',
+} as const;
+
+/** One policy name. */
+export type Policy = (typeof POLICIES)[keyof typeof POLICIES];
+
+const KNOWN: ReadonlySet<string> = new Set(Object.values(POLICIES));
+
+/**
+ * What a broader policy includes, as BTCPay grants it: modifying store settings includes everything of the store;
+ * modifying invoices includes viewing and creating them; creating pull payments includes non-approved ones.
+ */
+const INCLUDES: Record<string, readonly string[]> = {
+  [POLICIES.modifyStoreSettings]: Object.values(POLICIES),
+  [POLICIES.modifyInvoices]: [POLICIES.viewInvoices, POLICIES.createInvoice],
+  [POLICIES.createPullPayments]: [POLICIES.createNonApprovedPullPayments],
+};
+
+/** What the WooCommerce plugin asks for (its key-authorization link), the default of `greenfield key create`. */
+export const WOOCOMMERCE_POLICIES: readonly Policy[] = [
+  POLICIES.viewInvoices,
+  POLICIES.createInvoice,
+  POLICIES.modifyInvoices,
+  POLICIES.modifyWebhooks,
+  POLICIES.viewStoreSettings,
+  POLICIES.createNonApprovedPullPayments,
+];
+
+/** Whether a policy name is one satgate knows. */
+export function isKnownPolicy(name: string): name is Policy {
+  return KNOWN.has(name);
+}
+
+/** Splits `policy[:storeId]`. */
+export function parsePermission(permission: string): { policy: string; storeId: string | null } {
+  const colon = permission.indexOf(':');
+  return colon < 0 ? { policy: permission, storeId: null } : { policy: permission.slice(0, colon), storeId: permission.slice(colon + 1) };
+}
+
+/** The permission strings of a key for one store, each scoped `policy:storeId` as BTCPay writes them. */
+export function scopedPermissions(policies: readonly string[], storeId: string): string[] {
+  return [...new Set(policies.map((p) => `${parsePermission(p).policy}:${storeId}`))];
+}
+
+/** Whether permissions grant `policy` on `storeId` (directly or through a broader policy). */
+export function grants(permissions: readonly string[], policy: Policy, storeId: string): boolean {
+  for (const p of permissions) {
+    const parsed = parsePermission(p);
+    if (parsed.storeId !== null && parsed.storeId !== storeId) continue;
+    if (parsed.policy === policy || INCLUDES[parsed.policy]?.includes(policy)) return true;
+  }
+  return false;
+}

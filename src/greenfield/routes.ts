@@ -1,0 +1,157 @@
+// Greenfield routes (BTCPay's API paths under /api/v1, beside our own /api/v1/payment which they do not touch),
+// and /i/{invoiceId}, the checkout link that leads to our hosted payment page. Every route behind the one
+// authentication hook answers Greenfield's error shapes (errors.ts).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { JsonValue } from '../money/exact-json.ts';
+import { useExactJsonBodies } from '../http/exact-json-body.ts';
+import { greenfieldAuth, identityOf, requireStorePermission, storePermission } from './auth.ts';
+import { GreenfieldError, storeNotFound, useGreenfieldErrors } from './errors.ts';
+import { POLICIES, grants } from './permissions.ts';
+import { serverInfoJson, storeJson, storePaymentMethodsJson } from './stores.ts';
+import { keyOfHeader } from './auth.ts';
+import type { Greenfield } from './greenfield.ts';
+import type { InvoiceListQuery } from './invoices.ts';
+import { S } from './schemas.ts';
+
+const TAGS = ['Greenfield'];
+const SECURITY = [{ greenfieldToken: [] }];
+const BODY_LIMIT = 1024 * 1024;
+
+type StoreParams = { storeId: string };
+type InvoiceParams = { storeId: string; invoiceId: string };
+
+/** The Greenfield route plugin. */
+export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Promise<void> {
+  // The checkout link: public, like the hosted page it leads to.
+  app.get<{ Params: { invoiceId: string } }>(
+    '/i/:invoiceId',
+    { schema: { summary: 'Checkout link of a Greenfield invoice: redirects to its hosted payment page', tags: TAGS } },
+    async (request, reply) => {
+      const row = await gf.invoices.referenceOf(request.params.invoiceId);
+      if (row === undefined) return reply.status(404).type('text/plain; charset=utf-8').send('No such invoice.');
+      return reply.redirect(`/pay/${encodeURIComponent(row)}`, 302);
+    },
+  );
+
+  await app.register(async (scope) => {
+    useGreenfieldErrors(scope);
+    // Answers are written by invoice-json.ts and stores.ts; the response schemas document them and must not
+    // filter them (metadata is free-form), so they are serialized as they are.
+    scope.setSerializerCompiler(() => (data) => JSON.stringify(data));
+    useExactJsonBodies(scope, BODY_LIMIT);
+    scope.addHook('preHandler', greenfieldAuth(gf.keys));
+    scope.addHook('onSend', async (_request, reply, payload) => {
+      reply.header('cache-control', 'no-store');
+      return payload;
+    });
+    const walletOf = async (storeId: string) => {
+      const wallet = await gf.repo.findByApiId(storeId);
+      if (!wallet) throw storeNotFound();
+      return wallet;
+    };
+
+    scope.get('/api/v1/api-keys/current', { schema: { summary: 'The API key of the request', tags: TAGS, security: SECURITY, response: { 200: S.ApiKey } } }, async (request) => {
+      const id = identityOf(request);
+      return { apiKey: keyOfHeader(request.headers.authorization), label: id.label, permissions: id.permissions };
+    });
+
+    scope.get('/api/v1/server/info', { schema: { summary: 'Server information: Greenfield API level, sync state, payment methods', tags: TAGS, security: SECURITY, response: { 200: S.ServerInfo } } }, async (request) => {
+      const id = identityOf(request);
+      const wallet = await walletOf(id.storeId);
+      return serverInfoJson(gf.chainHealth(wallet.mode));
+    });
+
+    scope.get('/api/v1/stores', { schema: { summary: 'The stores the key can see (its one store)', tags: TAGS, security: SECURITY, response: { 200: { type: 'array', items: S.Store } } } }, async (request) => {
+      const id = identityOf(request);
+      if (!grants(id.permissions, POLICIES.viewStoreSettings, id.storeId)) return [];
+      const wallet = await gf.repo.findByApiId(id.storeId);
+      return wallet ? [storeJson(wallet, gf.config.monitorWindowMs)] : [];
+    });
+
+    scope.get<{ Params: StoreParams }>(
+      '/api/v1/stores/:storeId',
+      { schema: { summary: 'One store', tags: TAGS, security: SECURITY, response: { 200: S.Store } }, preHandler: storePermission(POLICIES.viewStoreSettings) },
+      async (request) => storeJson(await walletOf(request.params.storeId), gf.config.monitorWindowMs),
+    );
+
+    scope.get<{ Params: StoreParams }>(
+      '/api/v1/stores/:storeId/payment-methods',
+      { schema: { summary: "The store's payment methods (on-chain bitcoin)", tags: TAGS, security: SECURITY }, preHandler: storePermission(POLICIES.viewStoreSettings) },
+      async (request) => {
+        await walletOf(request.params.storeId);
+        return storePaymentMethodsJson();
+      },
+    );
+
+    scope.post<{ Params: StoreParams; Body: JsonValue }>(
+      '/api/v1/stores/:storeId/invoices',
+      {
+        schema: { summary: 'Create an invoice (a payment of payment API v1)', tags: TAGS, security: SECURITY, body: S.CreateInvoiceRequest, response: { 200: S.Invoice } },
+        // The schema documents the body; checkInvoiceRequest reads it exactly (amounts as decimal text).
+        validatorCompiler: () => () => true,
+        preHandler: storePermission(POLICIES.createInvoice),
+      },
+      async (request) => {
+        const wallet = await walletOf(request.params.storeId);
+        return gf.invoices.create(wallet, request.body, identityOf(request).keyId);
+      },
+    );
+
+    scope.get<{ Params: StoreParams; Querystring: Record<string, string | string[]> }>(
+      '/api/v1/stores/:storeId/invoices',
+      { schema: { summary: 'List invoices, newest first', tags: TAGS, security: SECURITY, response: { 200: { type: 'array', items: S.Invoice } } }, preHandler: storePermission(POLICIES.viewInvoices) },
+      async (request) => {
+        await walletOf(request.params.storeId);
+        const views = await gf.invoices.list(request.params.storeId, listQuery(request));
+        return views.map((v) => gf.invoices.json(v));
+      },
+    );
+
+    scope.get<{ Params: InvoiceParams }>(
+      '/api/v1/stores/:storeId/invoices/:invoiceId',
+      { schema: { summary: 'One invoice', tags: TAGS, security: SECURITY, response: { 200: S.Invoice } }, preHandler: storePermission(POLICIES.viewInvoices) },
+      async (request) => gf.invoices.json(await gf.invoices.get(request.params.storeId, request.params.invoiceId)),
+    );
+
+    scope.get<{ Params: InvoiceParams }>(
+      '/api/v1/stores/:storeId/invoices/:invoiceId/payment-methods',
+      {
+        schema: { summary: "An invoice's payment methods with amounts and payments", tags: TAGS, security: SECURITY, response: { 200: { type: 'array', items: S.InvoicePaymentMethod } } },
+        preHandler: storePermission(POLICIES.viewInvoices),
+      },
+      async (request) => gf.invoices.paymentMethodsJson(await gf.invoices.get(request.params.storeId, request.params.invoiceId)),
+    );
+
+    scope.post<{ Params: InvoiceParams; Body: JsonValue }>(
+      '/api/v1/stores/:storeId/invoices/:invoiceId/status',
+      {
+        schema: { summary: 'Mark an invoice Settled or Invalid (a manual transition)', tags: TAGS, security: SECURITY, body: S.MarkInvoiceRequest, response: { 200: S.Invoice } },
+        validatorCompiler: () => () => true,
+        preHandler: storePermission(POLICIES.modifyInvoices),
+      },
+      async (request) => {
+        const id = requireStorePermission(request, request.params.storeId, POLICIES.modifyInvoices);
+        return gf.invoices.json(await gf.invoices.mark(request.params.storeId, request.params.invoiceId, request.body, id.keyId));
+      },
+    );
+  });
+}
+
+/** GET …/invoices query: orderId and status repeated, skip/take, startDate/endDate in Unix seconds. */
+function listQuery(request: FastifyRequest): InvoiceListQuery {
+  const q = request.query as Record<string, string | string[] | undefined>;
+  const many = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+  const int = (name: string, v: string | string[] | undefined): number | null => {
+    if (v === undefined) return null;
+    if (typeof v !== 'string' || !/^\d{1,12}$/.test(v)) throw new GreenfieldError(400, 'invalid-query', `${name} must be a whole number`);
+    return Number.parseInt(v, 10);
+  };
+  return {
+    orderIds: many(q.orderId),
+    statuses: many(q.status),
+    skip: int('skip', q.skip) ?? 0,
+    take: int('take', q.take),
+    startDate: int('startDate', q.startDate),
+    endDate: int('endDate', q.endDate),
+  };
+}

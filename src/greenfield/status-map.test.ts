@@ -1,0 +1,31 @@
+// The status mapping table: every row of status-vectors.json (also printed in the README) through greenfieldStatus.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { PAYMENT_STATUSES } from '../core/payment-statuses.ts';
+import { greenfieldStatus, markableStatuses, type GreenfieldStatusPair, type StatusFacts } from './status-map.ts';
+
+interface Vector {
+  case: string;
+  facts: StatusFacts;
+  expect: GreenfieldStatusPair;
+}
+const VECTORS = JSON.parse(readFileSync(new URL('./status-vectors.json', import.meta.url), 'utf8')) as Vector[];
+
+describe('Greenfield status mapping', () => {
+  it.each(VECTORS.map((v) => [v.case, v] as const))('%s', (_name, v) => {
+    expect(greenfieldStatus(v.facts)).toEqual(v.expect);
+  });
+
+  it('the table covers every payment status and every Greenfield status and additional status', () => {
+    const payments = new Set(VECTORS.map((v) => v.facts.payment));
+    for (const s of PAYMENT_STATUSES) expect(payments.has(s), s).toBe(true);
+    expect(new Set(VECTORS.map((v) => v.expect.status))).toEqual(new Set(['New', 'Processing', 'Settled', 'Expired', 'Invalid']));
+    expect(new Set(VECTORS.map((v) => v.expect.additionalStatus))).toEqual(new Set(['None', 'PaidPartial', 'PaidOver', 'PaidLate', 'Marked', 'Invalid']));
+  });
+
+  it('a settled invoice can be marked Invalid, an invalid one Settled, others either', () => {
+    expect(markableStatuses('Settled')).toEqual(['Invalid']);
+    expect(markableStatuses('Invalid')).toEqual(['Settled']);
+    expect(markableStatuses('New')).toEqual(['Settled', 'Invalid']);
+  });
+});
