@@ -18,6 +18,7 @@ import { dashboardRoutes } from '../dashboard/routes.ts';
 import { partnerRoutes } from '../partners/routes.ts';
 import { withdrawalRoutes } from '../withdrawals/routes.ts';
 import { greenfieldRoutes } from '../greenfield/routes.ts';
+import { authorizeRoutes } from '../greenfield/authorize.ts';
 import { greenfieldHookRoutes } from '../greenfield/webhook-routes.ts';
 
 /** Largest JSON body accepted (DESIGN.md section 7). */
@@ -110,6 +111,14 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await app.register(async (scope) => partnerRoutes(scope, ctx.partners));
   await app.register(async (scope) => withdrawalRoutes(scope, { ...ctx.partners, onConfirmed: ctx.partners.kick }));
   await app.register(async (scope) => greenfieldRoutes(scope, ctx.greenfield));
+  await app.register(async (scope) =>
+    authorizeRoutes(scope, {
+      dashboard: ctx.dashboard,
+      keys: ctx.greenfield.keys,
+      publicUrl: ctx.config.publicUrl,
+      csrfKey: ctx.masterKey.deriveKey('greenfield-authorize-csrf'),
+    }),
+  );
   await app.register(async (scope) => greenfieldHookRoutes(scope, { keys: ctx.greenfield.keys, hooks: ctx.greenfieldHooks }));
   const devChain = opts.devChain;
   if (devChain) {

@@ -179,6 +179,22 @@ describe.each(testEngines())('Greenfield API on %s', (engine) => {
     expect((await gf(t.app, key, 'GET', '/api/v1/stores')).statusCode).toBe(401);
   });
 
+  it('the OpenAPI document lists the Greenfield routes under their own tag, with the key as their security', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json();
+    for (const [path, method] of [
+      ['/api/v1/stores/{storeId}/invoices', 'post'],
+      ['/api/v1/stores/{storeId}/invoices/{invoiceId}/payment-methods', 'get'],
+      ['/api/v1/server/info', 'get'],
+      ['/api/v1/api-keys/current', 'get'],
+    ] as const) {
+      const op = doc.paths[path]?.[method];
+      expect(op?.tags, `${method} ${path}`).toEqual(['Greenfield']);
+      expect(op.security).toEqual([{ greenfieldToken: [] }]);
+    }
+    expect(doc.paths['/api-keys/authorize'].get.tags).toEqual(['Greenfield']);
+    expect(doc.components.securitySchemes.greenfieldToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
+  });
+
   it('an invoice expires after its expirationMinutes (Expired, None) when nothing was paid', async () => {
     const inv = (await gf(t.app, keyA, 'POST', `/api/v1/stores/${storeA}/invoices`, { amount: '3', currency: 'USD', checkout: { expirationMinutes: 5 } })).json();
     now += 5 * 60_000;

@@ -53,6 +53,13 @@ describe.each(testEngines())('Greenfield invoices paid on regtest on %s', (engin
     return node.pay(decodeAddress(destination).script, satsFromBtc(btc));
   }
 
+  it('server info is fullySynched once the watcher has caught up with the node', async () => {
+    await t.ctx.chains.pollNow();
+    const info = (await gf(t.app, key, 'GET', '/api/v1/server/info')).json();
+    expect(info.fullySynched).toBe(true);
+    expect(info.syncStatus[0]).toMatchObject({ paymentMethodId: 'BTC-CHAIN', available: true, chainHeight: await node.height() });
+  });
+
   it('a EUR invoice: Processing on sight, Settled at one confirmation, with the payment listed as txid-vout', async () => {
     const created = await create({ amount: '20.00', currency: 'EUR', metadata: { orderId: 'eur-1' } });
     let { inv, pm } = await read(created.id);

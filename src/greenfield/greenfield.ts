@@ -15,8 +15,8 @@ export interface Greenfield {
   invoices: GreenfieldInvoices;
   repo: WalletRepository;
   config: { publicUrl: string; monitorWindowMs: number };
-  /** The chain watcher's health for a wallet mode, when this process follows that chain. */
-  chainHealth(mode: string): FollowerHealth | undefined;
+  /** Whether the chain of a wallet mode is synched, and its tip height. */
+  chainSync(mode: string): Promise<ChainSync>;
 }
 
 /** What building it needs. */
@@ -30,6 +30,31 @@ export interface GreenfieldDeps {
   isSupportedCurrency(code: string): boolean;
 }
 
+/** A chain's sync state as server info reports it. */
+export interface ChainSync {
+  synched: boolean;
+  height: number | null;
+}
+
+/** How long a tip may stand still before a process without its own watcher stops calling the chain synched. */
+const TIP_SILENCE_MS = 3 * 3_600_000;
+
+/**
+ * The watcher's own state when it runs in this process (it has polled, has a tip, is not stalled, no error);
+ * otherwise (a web process of a scaled-out deployment, where another process holds the watchers) the stored tip,
+ * synched when it moved within the watcher's own stall threshold.
+ */
+async function chainSync(deps: GreenfieldDeps, mode: string): Promise<ChainSync> {
+  const health: FollowerHealth | undefined = deps.chains.get(mode as ChainId)?.watcher.health();
+  if (health !== undefined && health.polls > 0) {
+    return { synched: health.ok && health.tipHeight !== null && health.error === null, height: health.tipHeight };
+  }
+  if (health === undefined) return { synched: false, height: null };
+  const tip = await deps.db.kysely.selectFrom('chain_tips').select(['tip_height', 'updated_at']).where('chain', '=', mode).executeTakeFirst();
+  if (!tip) return { synched: false, height: null };
+  return { synched: deps.clock() - Number(tip.updated_at) < TIP_SILENCE_MS, height: Number(tip.tip_height) };
+}
+
 /** Builds the capability. */
 export function createGreenfield(deps: GreenfieldDeps): Greenfield {
   return {
@@ -37,6 +62,6 @@ export function createGreenfield(deps: GreenfieldDeps): Greenfield {
     invoices: new GreenfieldInvoices(deps),
     repo: deps.repo,
     config: deps.config,
-    chainHealth: (mode) => deps.chains.get(mode as ChainId)?.watcher.health(),
+    chainSync: (mode) => chainSync(deps, mode),
   };
 }

@@ -58,7 +58,7 @@ export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Pr
     scope.get('/api/v1/server/info', { schema: { summary: 'Server information: Greenfield API level, sync state, payment methods', tags: TAGS, security: SECURITY, response: { 200: S.ServerInfo } } }, async (request) => {
       const id = identityOf(request);
       const wallet = await walletOf(id.storeId);
-      return serverInfoJson(gf.chainHealth(wallet.mode));
+      return serverInfoJson(await gf.chainSync(wallet.mode));
     });
 
     scope.get('/api/v1/stores', { schema: { summary: 'The stores the key can see (its one store)', tags: TAGS, security: SECURITY, response: { 200: { type: 'array', items: S.Store } } } }, async (request) => {

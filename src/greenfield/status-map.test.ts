@@ -23,6 +23,15 @@ describe('Greenfield status mapping', () => {
     expect(new Set(VECTORS.map((v) => v.expect.additionalStatus))).toEqual(new Set(['None', 'PaidPartial', 'PaidOver', 'PaidLate', 'Marked', 'Invalid']));
   });
 
+  it('the README prints every row of the table', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const v of VECTORS) {
+      expect(readme, v.case).toContain(`| ${v.case} | `);
+      const line = readme.split('\n').find((l) => l.startsWith(`| ${v.case} | `))!;
+      expect(line.endsWith(`| \`${v.expect.status}\` | \`${v.expect.additionalStatus}\` |`), line).toBe(true);
+    }
+  });
+
   it('a settled invoice can be marked Invalid, an invalid one Settled, others either', () => {
     expect(markableStatuses('Settled')).toEqual(['Invalid']);
     expect(markableStatuses('Invalid')).toEqual(['Settled']);

@@ -3,7 +3,6 @@
 // string, never null).
 import type { Selectable } from 'kysely';
 import type { WalletsTable } from '../db/schema.ts';
-import type { FollowerHealth } from '../chain/chain-source.ts';
 import { VERSION } from '../core/version.ts';
 import { ONCHAIN, DEFAULT_EXPIRATION_MINUTES } from './invoice-request.ts';
 import { speedPolicyOf } from './invoices.ts';
@@ -49,10 +48,9 @@ export function storePaymentMethodsJson(): Record<string, unknown>[] {
   return [{ paymentMethodId: ONCHAIN, paymentMethod: ONCHAIN, cryptoCode: 'BTC', enabled: true, config: {} }];
 }
 
-/** GET /api/v1/server/info for a key's store; `health` is its chain watcher's, absent when none runs here. */
-export function serverInfoJson(health: FollowerHealth | undefined): Record<string, unknown> {
-  // Synched: the watcher has polled, reached a tip and is not stalled. A chain this process does not follow is not.
-  const synched = health !== undefined && health.ok && health.polls > 0 && health.tipHeight !== null && health.error === null;
+/** GET /api/v1/server/info for a key's store, from its chain's sync state. */
+export function serverInfoJson(sync: { synched: boolean; height: number | null }): Record<string, unknown> {
+  const synched = sync.synched;
   return {
     version: GREENFIELD_API_VERSION,
     satgateVersion: VERSION,
@@ -63,8 +61,8 @@ export function serverInfoJson(health: FollowerHealth | undefined): Record<strin
       {
         paymentMethodId: ONCHAIN,
         cryptoCode: 'BTC',
-        chainHeight: health?.tipHeight ?? 0,
-        syncHeight: synched ? (health?.tipHeight ?? null) : null,
+        chainHeight: sync.height ?? 0,
+        syncHeight: synched ? sync.height : null,
         available: synched,
       },
     ],
