@@ -114,7 +114,7 @@ export interface Announced {
  * creation; each new payment; Processing when it became paid in full; each payment that settled; then the
  * final status. An invoice settled without having been announced Processing (a payment confirmed on first
  * sight) gets InvoiceProcessing first, as BTCPay's paid-in-full step comes before its confirmation; a manual
- * marking does not.
+ * marking does not, nor an invoice settling after it was Invalid or Expired.
  */
 export function eventsBetween(before: Announced, now: InvoiceFacts): InvoiceEvent[] {
   const events: InvoiceEvent[] = [];
@@ -128,7 +128,7 @@ export function eventsBetween(before: Announced, now: InvoiceFacts): InvoiceEven
   }
   const changed = now.status !== (before.status ?? 'New');
   const reachesProcessing =
-    changed && (now.status === 'Processing' || (now.status === 'Settled' && !marked && before.status !== 'Processing'));
+    changed && (now.status === 'Processing' || (now.status === 'Settled' && !marked && (before.status === null || before.status === 'New')));
   if (reachesProcessing) events.push({ type: 'InvoiceProcessing', fields: { overPaid } });
   for (const { payment, settled } of now.payments) {
     if (settled && !before.settled.has(payment.id)) events.push({ type: 'InvoicePaymentSettled', fields: paymentFields(payment) });

@@ -158,6 +158,23 @@ describe.each(testEngines())('Greenfield webhooks on %s', (engine) => {
     for (const e of events) expect(e.signature).toBe(hmac(e.raw));
   });
 
+  it('a payment still unconfirmed when monitoring ends: InvoiceInvalid (not marked); its later confirmation settles the invoice', async () => {
+    const res = await gf(t.app, key, 'POST', `/api/v1/stores/${storeId}/invoices`, { amount: '7.00', currency: 'USD', metadata: { orderId: 'order-5' }, checkout: { expirationMinutes: 15, monitoringMinutes: 1 } });
+    expect(res.statusCode, res.body).toBe(200);
+    const invoiceId = (res.json() as { id: string }).id;
+    const [method] = (await gf(t.app, key, 'GET', `/api/v1/stores/${storeId}/invoices/${invoiceId}/payment-methods`)).json() as { destination: string; amount: string }[];
+    await node.pay(decodeAddress(method!.destination).script, satsFromBtc(method!.amount));
+    await t.ctx.chains.pollNow();
+    now += 17 * 60_000;
+    await t.ctx.greenfieldHooks.generator.sweep(now);
+    await node.mine(1);
+    await t.ctx.chains.pollNow();
+    const events = await eventsOf(invoiceId, 6);
+    expect(events.map((e) => e.body.type)).toEqual(['InvoiceCreated', 'InvoiceReceivedPayment', 'InvoiceProcessing', 'InvoiceInvalid', 'InvoicePaymentSettled', 'InvoiceSettled']);
+    expect(events[3]!.body).toMatchObject({ manuallyMarked: false });
+    expect(events[4]!.body).toMatchObject({ afterExpiration: true });
+  });
+
   it('an overpayment: InvoiceSettled with overPaid true', async () => {
     const inv = await invoice('0.0002', 'BTC', 'order-3');
     await node.pay(decodeAddress(inv.address).script, satsFromBtc(inv.btc) + 5_000n);

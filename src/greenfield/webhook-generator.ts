@@ -116,9 +116,12 @@ export class WebhookGenerator {
     for (const id of [...ids].sort((a, b) => (a < b ? -1 : 1))) await this.announce(trx, id, change.now);
   };
 
-  /** The clock's part: invoices announced New whose expiry has passed. Returns how many announced something. */
+  /**
+   * The clock's part: invoices announced New whose expiry has passed, and invoices announced Processing whose
+   * monitoring window has ended (still unconfirmed: Invalid). Returns how many announced something.
+   */
   async sweep(now: number): Promise<number> {
-    const due = await this.db.kysely
+    const expiring = await this.db.kysely
       .selectFrom('greenfield_event_status')
       .select('payment_id')
       .where('status', '=', 'New')
@@ -126,8 +129,17 @@ export class WebhookGenerator {
       .orderBy('payment_id')
       .limit(200)
       .execute();
+    const unmonitored = await this.db.kysely
+      .selectFrom('greenfield_event_status as g')
+      .innerJoin('payments as p', 'p.id', 'g.payment_id')
+      .select('g.payment_id')
+      .where('g.status', '=', 'Processing')
+      .where('p.monitor_until', '<=', BigInt(now))
+      .orderBy('g.payment_id')
+      .limit(200)
+      .execute();
     let changed = 0;
-    for (const { payment_id } of due) {
+    for (const { payment_id } of [...expiring, ...unmonitored]) {
       const n = await this.db.kysely.transaction().execute((trx) => this.announce(trx, payment_id, now));
       if (n > 0) changed++;
     }
