@@ -46,7 +46,8 @@ describe.each(testEngines())('Greenfield webhooks on %s', (engine) => {
       req.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
         received.push({ signature: String(req.headers['btcpay-sig'] ?? ''), raw, body: JSON.parse(raw) as Record<string, unknown> });
-        res.writeHead(200).end('ok');
+        if (String(req.url).includes('fail=1')) res.writeHead(500).end('down');
+        else res.writeHead(200).end('ok');
       });
     });
     await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));
@@ -220,6 +221,24 @@ describe.each(testEngines())('Greenfield webhooks on %s', (engine) => {
     const gone = await gf(t.app, key, 'GET', `/api/v1/stores/${storeId}/webhooks/${offHook.id}`);
     expect(gone.statusCode).toBe(404);
     expect(gone.json()).toMatchObject({ code: 'webhook-not-found' });
+  });
+
+  it('a failed delivery is retried on the outbox schedule, but tried once for a webhook without automatic redelivery', async () => {
+    const mk = async (automaticRedelivery: boolean) =>
+      (await gf(t.app, key, 'POST', `/api/v1/stores/${storeId}/webhooks`, { url: `${hookUrl}&fail=1&auto=${automaticRedelivery}`, automaticRedelivery, authorizedEvents: { everything: false, specificEvents: ['InvoiceCreated'] } })).json() as { id: string };
+    const retried = await mk(true);
+    const once = await mk(false);
+    const inv = await invoice('3.00', 'USD', 'order-6');
+    await eventsOf(inv.id, 3);
+    for (const [hook, state, hasNext] of [[retried, 'pending', true], [once, 'failed', false]] as const) {
+      const [d] = (await gf(t.app, key, 'GET', `/api/v1/stores/${storeId}/webhooks/${hook.id}/deliveries`)).json() as { id: string; status: string; httpCode: number; errorMessage: string }[];
+      expect(d).toMatchObject({ status: 'HttpError', httpCode: 500, errorMessage: 'HTTP 500' });
+      const row = await t.testDb.db.kysely.selectFrom('outbox').select(['state', 'attempts', 'next_attempt_at']).where('event_id', '=', d!.id).executeTakeFirstOrThrow();
+      expect(row.state).toBe(state);
+      expect(Number(row.attempts)).toBe(1);
+      if (hasNext) expect(Number(row.next_attempt_at)).toBe(now + 60_000);
+    }
+    for (const hook of [retried, once]) await gf(t.app, key, 'DELETE', `/api/v1/stores/${storeId}/webhooks/${hook.id}`);
   });
 
   it('refuses internal, malformed and non-http URLs with 422 [{path, message}], and keys without the permission with 403', async () => {
