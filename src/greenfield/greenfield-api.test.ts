@@ -117,6 +117,12 @@ describe.each(testEngines())('Greenfield API on %s', (engine) => {
 
     const byOrder = await gf(t.app, keyA, 'GET', `/api/v1/stores/${storeA}/invoices?orderId=1042`);
     expect(byOrder.json().map((i: { id: string }) => i.id)).toEqual([inv.id]);
+
+    const updated = await gf(t.app, keyA, 'PUT', `/api/v1/stores/${storeA}/invoices/${inv.id}`, { metadata: { orderId: 1043, note: 'moved' } });
+    expect(updated.statusCode, updated.body).toBe(200);
+    expect(updated.json().metadata).toEqual({ orderId: 1043, note: 'moved' });
+    const moved = await gf(t.app, keyA, 'GET', `/api/v1/stores/${storeA}/invoices?orderId=1043`);
+    expect(moved.json().map((i: { id: string }) => i.id)).toEqual([inv.id]);
   });
 
   it('a BTC ("sats mode") invoice asks exactly its amount, at rate 1', async () => {
@@ -129,6 +135,17 @@ describe.each(testEngines())('Greenfield API on %s', (engine) => {
     const page = await t.app.inject({ method: 'GET', url: `/pay/${inv.paymentReference}` });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('0.00012345');
+  });
+
+  it('a SATS invoice is paid as BTC: 12345 sats ask 0.00012345 BTC, and echo SATS', async () => {
+    const res = await gf(t.app, keyA, 'POST', `/api/v1/stores/${storeA}/invoices`, { amount: '12345', currency: 'SATS' });
+    expect(res.statusCode, res.body).toBe(200);
+    const inv = res.json();
+    expect(inv).toMatchObject({ amount: '12345', currency: 'SATS' });
+    const [pm] = (await gf(t.app, keyA, 'GET', `/api/v1/stores/${storeA}/invoices/${inv.id}/payment-methods`)).json();
+    expect(pm).toMatchObject({ rate: '1', amount: '0.00012345' });
+    const fraction = await gf(t.app, keyA, 'POST', `/api/v1/stores/${storeA}/invoices`, { amount: '1.5', currency: 'SATS' });
+    expect(fraction.statusCode).toBe(422);
   });
 
   it('bad fields are 422 with every [{path, message}]', async () => {
@@ -169,6 +186,12 @@ describe.each(testEngines())('Greenfield API on %s', (engine) => {
     const marks = await t.testDb.db.kysely.selectFrom('greenfield_invoice_marks').selectAll().execute();
     expect(marks.map((m) => [m.from_status, m.to_status])).toContainEqual(['New/None', 'Invalid/Marked']);
     expect(marks.at(-1)!.cause).toMatch(/^marked Invalid by API key gfk_/);
+    const again = await gf(t.app, keyA, 'POST', `/api/v1/stores/${storeA}/invoices/${inv.id}/status`, { status: 'Invalid' });
+    expect(again.statusCode).toBe(200);
+    expect((await t.testDb.db.kysely.selectFrom('greenfield_invoice_marks').selectAll().execute()).length).toBe(marks.length);
+    const bad = await gf(t.app, keyA, 'POST', `/api/v1/stores/${storeA}/invoices/${inv.id}/status`, { status: 'Complete' });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json()).toEqual([{ path: 'status', message: expect.any(String) }]);
   });
 
   it('a revoked key is refused at once', async () => {

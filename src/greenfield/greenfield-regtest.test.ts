@@ -86,7 +86,7 @@ describe.each(testEngines())('Greenfield invoices paid on regtest on %s', (engin
     await pay(pm.destination, '0.00031234');
     await node.mine(1);
     ({ inv, pm } = await read(created.id));
-    expect(inv).toMatchObject({ status: 'Settled', additionalStatus: 'None', amount: '0.00031234', currency: 'BTC' });
+    expect(inv).toMatchObject({ status: 'Settled', additionalStatus: 'None', amount: '0.00031234', paidAmount: '0.00031234', currency: 'BTC' });
     const record = (await t.app.inject({ method: 'GET', url: `/api/v1/payment/${created.paymentReference}` })).json();
     expect(record).toMatchObject({ status: 'confirmed', order_currency: 'BTC', order_amount: 0.00031234, confirmed_crypto_amount: 0.00031234 });
   });
@@ -122,8 +122,9 @@ describe.each(testEngines())('Greenfield invoices paid on regtest on %s', (engin
     await pay(pm.destination, '0.0002');
     await node.mine(1);
     ({ inv, pm } = await read(created.id));
-    expect(inv).toMatchObject({ status: 'Settled', additionalStatus: 'PaidOver' });
+    expect(inv).toMatchObject({ status: 'Settled', additionalStatus: 'PaidOver', paidAmount: '12' });
     expect(pm.payments).toHaveLength(2);
+    expect(pm).toMatchObject({ totalPaid: '0.00030000', due: '-0.00005000' });
   });
 
   it('a short payment within paymentTolerance counts as paid', async () => {

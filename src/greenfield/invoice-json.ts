@@ -5,6 +5,7 @@ import type { Selectable } from 'kysely';
 import type { GreenfieldInvoicesTable } from '../db/schema.ts';
 import type { PaymentRow } from '../payments/payment-record.ts';
 import { btcFromSats } from '../money/money.ts';
+import { addDecimals } from '../money/decimal.ts';
 import { toPlain } from '../money/canonical-json.ts';
 import { parseExactJson } from '../money/exact-json.ts';
 import { markableStatuses, type GreenfieldStatusPair } from './status-map.ts';
@@ -52,6 +53,7 @@ export function invoiceJson(invoice: InvoiceRow, payment: PaymentRow, status: Gr
     id: invoice.invoice_id,
     storeId: invoice.store_id,
     amount: invoice.amount,
+    paidAmount: paidAmount(invoice, payment),
     currency: invoice.currency,
     type: 'Standard',
     checkoutLink: checkoutLink(publicUrl, invoice.invoice_id),
@@ -84,6 +86,14 @@ export function invoiceJson(invoice: InvoiceRow, payment: PaymentRow, status: Gr
   };
 }
 
+/** What was paid, in the invoice's currency: BTC or SATS exactly, a fiat currency at the rates the payment used. */
+function paidAmount(invoice: InvoiceRow, payment: PaymentRow): string {
+  const sats = payment.confirmed_sats + payment.unconfirmed_sats;
+  if (invoice.currency === 'SATS') return sats.toString();
+  if (invoice.currency === 'BTC') return btcFromSats(sats);
+  return addDecimals(payment.confirmed_order_amount, payment.unconfirmed_order_amount);
+}
+
 /** BIP21 link of a payment: `bitcoin:<address>?amount=<btc>`. */
 export function bip21(address: string, sats: bigint): string {
   return `bitcoin:${address}?amount=${btcFromSats(sats)}`;
@@ -95,8 +105,9 @@ export function bip21(address: string, sats: bigint): string {
  */
 export function paymentMethodJson(payment: PaymentRow, address: string, outputs: readonly InvoiceOutput[], required: number): Record<string, unknown> {
   const paidSats = payment.confirmed_sats + payment.unconfirmed_sats;
-  const dueSats = payment.crypto_sats > paidSats ? payment.crypto_sats - paidSats : 0n;
-  const btc = (sats: bigint) => btcFromSats(sats, true);
+  // BTCPay's document: due is negative when overpaid.
+  const dueSats = payment.crypto_sats - paidSats;
+  const btc = (sats: bigint) => (sats < 0n ? `-${btcFromSats(-sats, true)}` : btcFromSats(sats, true));
   return {
     paymentMethodId: ONCHAIN,
     paymentMethod: ONCHAIN,

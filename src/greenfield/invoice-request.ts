@@ -8,6 +8,7 @@ import { isIso4217, minorUnits, BTC_DECIMALS } from '../money/currencies.ts';
 import { isHttpUrl } from '../wallets/field-rules.ts';
 import { canonicalJson } from '../money/canonical-json.ts';
 import { compareDecimals } from '../money/decimal.ts';
+import { btcFromSats } from '../money/money.ts';
 import type { GreenfieldFieldError } from './errors.ts';
 
 /** Greenfield's speed policies and the confirmations each needs. */
@@ -30,6 +31,9 @@ const MAX_ORDER_ID = 256;
 export interface InvoiceRequest {
   amount: string;
   currency: string;
+  /** What the payment is denominated in: the currency, or BTC for an invoice in SATS. */
+  orderCurrency: string;
+  orderAmount: string;
   /** Canonical JSON of the metadata object ({} when absent). */
   metadataJson: string;
   orderId: string | null;
@@ -71,7 +75,7 @@ export function checkInvoiceRequest(
   else if (typeof c !== 'string') bad('currency', 'must be a string');
   else {
     const upper = c.toUpperCase();
-    if (upper === 'BTC') currency = 'BTC';
+    if (upper === 'BTC' || upper === 'SATS') currency = upper;
     else if (!/^[A-Z]{3}$/.test(upper) || !isIso4217(upper)) bad('currency', 'must be BTC or a 3-letter ISO 4217 currency code');
     else if (!hasRate(upper)) bad('currency', `${upper} has no exchange rate on this server`);
     else currency = upper;
@@ -86,7 +90,7 @@ export function checkInvoiceRequest(
     if (text === null || !/^\d{1,18}(\.\d+)?$/.test(text)) bad('amount', 'must be a positive decimal number, like "12.50"');
     else if (/^0+(\.0+)?$/.test(text)) bad('amount', 'must be positive');
     else if (currency !== null) {
-      const decimals = currency === 'BTC' ? BTC_DECIMALS : minorUnits(currency);
+      const decimals = currency === 'BTC' ? BTC_DECIMALS : currency === 'SATS' ? 0 : minorUnits(currency);
       const frac = text.split('.')[1] ?? '';
       if (frac.replace(/0+$/, '').length > decimals) bad('amount', `must have at most ${decimals} decimal places for ${currency}`);
       else amount = stripZeros(text);
@@ -106,7 +110,7 @@ export function checkInvoiceRequest(
   const buyerName = typeof metadata.buyerName === 'string' && metadata.buyerName !== '' ? metadata.buyerName : null;
 
   // checkout
-  const out: Omit<InvoiceRequest, 'amount' | 'currency' | 'metadataJson' | 'orderId' | 'buyerEmail' | 'buyerName'> = {
+  const out: Omit<InvoiceRequest, 'amount' | 'currency' | 'orderCurrency' | 'orderAmount' | 'metadataJson' | 'orderId' | 'buyerEmail' | 'buyerName'> = {
     speedPolicy: null,
     expirationMinutes: null,
     monitoringMinutes: null,
@@ -123,11 +127,15 @@ export function checkInvoiceRequest(
   }
 
   if (errors.length > 0) return { ok: false, errors };
+  // SATS (BTCPay's satoshi unit) is paid as BTC: the amount moved 8 places, exactly.
+  const sats = currency === 'SATS';
   return {
     ok: true,
     request: {
       amount: amount!,
       currency: currency!,
+      orderCurrency: sats ? 'BTC' : currency!,
+      orderAmount: sats ? btcFromSats(BigInt(amount!)) : amount!,
       metadataJson: canonicalJson(metadata),
       orderId,
       buyerEmail,

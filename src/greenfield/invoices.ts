@@ -9,7 +9,8 @@ import type { Clock } from '../core/clock.ts';
 import type { Payments } from '../payments/payments.ts';
 import type { PaymentRow, StoredRequest } from '../payments/payment-record.ts';
 import type { PaymentStatus } from '../core/payment-statuses.ts';
-import type { JsonValue } from '../money/exact-json.ts';
+import { isJsonObject, JsonNumber, type JsonValue } from '../money/exact-json.ts';
+import { canonicalJson } from '../money/canonical-json.ts';
 import { compareDecimals, addDecimals, multiplyDecimals } from '../money/decimal.ts';
 import { isEmail } from '../wallets/field-rules.ts';
 import { confirmations } from '../wallets/address-activity.ts';
@@ -118,8 +119,8 @@ export class GreenfieldInvoices {
         clientRowId: null,
         type: 'hosted',
         cryptoCurrency: crypto,
-        orderCurrency: req.currency,
-        orderAmount: req.amount,
+        orderCurrency: req.orderCurrency,
+        orderAmount: req.orderAmount,
         stored,
         now,
         expiresInMs,
@@ -279,6 +280,25 @@ export class GreenfieldInvoices {
     return filtered.slice(q.skip, q.take === null ? undefined : q.skip + q.take);
   }
 
+  /** PUT …/invoices/{id}: replaces the metadata (null or absent: an empty object), and with it the searchable orderId. */
+  async updateMetadata(storeId: string, invoiceId: string, body: JsonValue | undefined): Promise<InvoiceView> {
+    const before = await this.get(storeId, invoiceId);
+    const m = isJsonObject(body) ? body.metadata : undefined;
+    if (!isJsonObject(body) || (m !== undefined && m !== null && !isJsonObject(m))) {
+      throw new GreenfieldValidationError([{ path: isJsonObject(body) ? 'metadata' : '', message: 'must be a JSON object' }]);
+    }
+    const metadata = isJsonObject(m) ? m : {};
+    const orderId = metadata.orderId;
+    const orderText = typeof orderId === 'string' && orderId !== '' ? orderId : orderId instanceof JsonNumber ? orderId.toDecimal() : null;
+    const updated = await this.deps.db.kysely
+      .updateTable('greenfield_invoices')
+      .set({ metadata_json: canonicalJson(metadata), order_id: orderText === null ? null : orderText.slice(0, 256) })
+      .where('id', '=', before.invoice.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { ...before, invoice: updated };
+  }
+
   /**
    * POST …/status: marks the invoice Settled or Invalid (BTCPay's manual marking). Stored on the invoice with a
    * transition naming its cause; the payment's own status stays what the chain says.
@@ -289,6 +309,8 @@ export class GreenfieldInvoices {
       throw new GreenfieldValidationError([{ path: 'status', message: 'must be "Settled" or "Invalid"' }]);
     }
     const before = await this.get(storeId, invoiceId);
+    // Marking again as already marked is answered, not refused: a plugin retrying its call is not an error.
+    if (before.invoice.manual_status === status) return before;
     if (before.status.status === status) {
       throw new GreenfieldError(400, 'invoice-not-markable', `The invoice is already ${status}.`);
     }

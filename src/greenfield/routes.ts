@@ -113,6 +113,16 @@ export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Pr
       async (request) => gf.invoices.json(await gf.invoices.get(request.params.storeId, request.params.invoiceId)),
     );
 
+    scope.put<{ Params: InvoiceParams; Body: JsonValue }>(
+      '/api/v1/stores/:storeId/invoices/:invoiceId',
+      {
+        schema: { summary: "Replace an invoice's metadata", tags: TAGS, security: SECURITY, body: S.UpdateInvoiceRequest, response: { 200: S.Invoice } },
+        validatorCompiler: () => () => true,
+        preHandler: storePermission(POLICIES.modifyInvoices),
+      },
+      async (request) => gf.invoices.json(await gf.invoices.updateMetadata(request.params.storeId, request.params.invoiceId, request.body)),
+    );
+
     scope.get<{ Params: InvoiceParams }>(
       '/api/v1/stores/:storeId/invoices/:invoiceId/payment-methods',
       {

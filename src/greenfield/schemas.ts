@@ -60,6 +60,7 @@ export const S = {
     },
     { additionalProperties: true },
   ),
+  UpdateInvoiceRequest: Type.Object({ metadata: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]) }),
   MarkInvoiceRequest: Type.Object({ status: Type.Union([Type.Literal('Settled'), Type.Literal('Invalid')]) }),
   Invoice: Type.Object(
     {
