@@ -260,6 +260,17 @@ describe.each(testEngines())('Greenfield webhooks on %s', (engine) => {
       expect(refused.json()).toMatchObject({ code: expect.any(String), message: expect.any(String) });
       const other = await gf(strict.app, k, 'GET', `/api/v1/stores/test_someone_else/webhooks`);
       expect(other.statusCode).toBe(404);
+      // The OpenAPI document lists the routes under the Greenfield tag.
+      const doc = (await strict.app.inject({ method: 'GET', url: '/docs/json' })).json() as { paths: Record<string, Record<string, { tags?: string[] }>> };
+      for (const [path, method] of [
+        ['/api/v1/stores/{storeId}/webhooks', 'post'],
+        ['/api/v1/stores/{storeId}/webhooks/{webhookId}', 'put'],
+        ['/api/v1/stores/{storeId}/webhooks/{webhookId}/deliveries', 'get'],
+        ['/api/v1/stores/{storeId}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', 'post'],
+        ['/api/v1/stores/{storeId}/pull-payments', 'post'],
+      ] as const) {
+        expect(doc.paths[path]?.[method]?.tags, path).toEqual(['Greenfield']);
+      }
     } finally {
       await strict.close();
     }
