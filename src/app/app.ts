@@ -19,6 +19,7 @@ import { partnerRoutes } from '../partners/routes.ts';
 import { withdrawalRoutes } from '../withdrawals/routes.ts';
 import { greenfieldRoutes } from '../greenfield/routes.ts';
 import { authorizeRoutes } from '../greenfield/authorize.ts';
+import { greenfieldHookRoutes } from '../greenfield/webhook-routes.ts';
 
 /** Largest JSON body accepted (DESIGN.md section 7). */
 export const BODY_LIMIT = 1024 * 1024;
@@ -118,6 +119,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
       csrfKey: ctx.masterKey.deriveKey('greenfield-authorize-csrf'),
     }),
   );
+  await app.register(async (scope) => greenfieldHookRoutes(scope, { keys: ctx.greenfield.keys, hooks: ctx.greenfieldHooks }));
   const devChain = opts.devChain;
   if (devChain) {
     const { devRoutes } = await import('./dev-routes.ts');

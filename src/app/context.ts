@@ -19,6 +19,7 @@ import type { Dashboard } from '../dashboard/dashboard.ts';
 import type { SingletonRole } from './singleton-role.ts';
 import type { Partners } from '../partners/partners.ts';
 import type { Greenfield } from '../greenfield/greenfield.ts';
+import type { GreenfieldHooks } from '../greenfield/webhooks.ts';
 
 /** Everything the HTTP layer and background workers share: built once per process. */
 export interface AppContext {
@@ -48,6 +49,8 @@ export interface AppContext {
   partners: Partners;
   /** BTCPay Greenfield compatibility: API keys, invoices (payments of payment API v1), stores. */
   greenfield: Greenfield;
+  /** Greenfield webhooks (signed BTCPay-style, delivered through the outbox) and pull-payment refunds. */
+  greenfieldHooks: GreenfieldHooks;
   /** Wallet API: registration, order addresses, balances; its repository and issuer serve payments too. */
   wallets: Wallets;
   /** The singleton role: which process runs the chain watchers, rate refresher and sweepers (a lease on PostgreSQL). */

@@ -11,6 +11,7 @@ import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
 import { createGreenfield } from '../greenfield/greenfield.ts';
+import { createGreenfieldHooks } from '../greenfield/webhooks.ts';
 import { createSpending } from '../spending/spending.ts';
 import { createRefunds } from '../refunds/refunds.ts';
 import { profileWallets } from '../dashboard/accounts.ts';
@@ -115,6 +116,18 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     isSupportedCurrency,
   });
   const greenfield = createGreenfield({ db, clock, config, payments, repo: wallets.repo, chains, isSupportedCurrency });
+  // After payments: its chain listener must run after the payment status machine's, in the same transaction.
+  const greenfieldHooks = createGreenfieldHooks({
+    db,
+    clock,
+    log,
+    masterKey,
+    chains,
+    greenfield,
+    publicUrl: config.publicUrl,
+    allowPrivateWebhooks: config.allowPrivateWebhooks,
+    wake: () => worker.wake(),
+  });
   // Chain watchers, rate refresher, spending broadcaster, refund, payment, form and partner sweepers run in one process at a time (the lease holder).
   const singleton = new SingletonRole({
     db,
@@ -135,10 +148,12 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
         refunds.start();
         forms.tracker.start();
         partners.start();
+        greenfieldHooks.start();
       },
       stop: async () => {
         await refunds.stop();
         await partners.stop();
+        await greenfieldHooks.stop();
         await spending.stop();
         await chains.stop();
         await payments.machine.stop();
@@ -164,6 +179,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     notify: { worker, mailer },
     payments,
     greenfield,
+    greenfieldHooks,
     spending,
     refunds,
     forms,

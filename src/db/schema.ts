@@ -251,6 +251,54 @@ export interface OutboxTable {
   /** The order the event is about: 'form' (payment_forms.id) or 'address' (address_orders.id). */
   order_kind: string | null;
   order_id: bigint | null;
+  /** The Greenfield webhook a delivery belongs to (migration 0017): signed with its secret, BTCPay's way. */
+  greenfield_webhook_id: Generated<bigint | null>;
+}
+
+/** A Greenfield webhook of a store (= wallet), migration 0017. */
+export interface GreenfieldWebhooksTable {
+  id: Generated<bigint>;
+  public_id: string;
+  wallet_id: bigint;
+  url: string;
+  secret_sealed: string;
+  enabled: number;
+  automatic_redelivery: number;
+  everything: number;
+  /** JSON array of event type names. */
+  specific_events: string;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
+/** What was announced about a Greenfield invoice: one row per payment event (received, settled). */
+export interface GreenfieldEventMarksTable {
+  payment_id: bigint;
+  mark: string;
+  at: bigint;
+}
+
+/** The Greenfield status last announced for an invoice. */
+export interface GreenfieldEventStatusTable {
+  payment_id: bigint;
+  status: string;
+  additional_status: string;
+  expiry_at: bigint;
+  updated_at: bigint;
+}
+
+/** A refund asked for through Greenfield's pull-payment route. */
+export interface GreenfieldPullPaymentsTable {
+  id: Generated<bigint>;
+  public_id: string;
+  wallet_id: bigint;
+  refund_id: bigint;
+  payment_id: bigint;
+  name: string;
+  description: string;
+  amount: string;
+  currency: string;
+  created_at: bigint;
 }
 
 export interface OutboxAttemptsTable {
@@ -651,6 +699,10 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   outbox: OutboxTable;
   outbox_attempts: OutboxAttemptsTable;
+  greenfield_webhooks: GreenfieldWebhooksTable;
+  greenfield_event_marks: GreenfieldEventMarksTable;
+  greenfield_event_status: GreenfieldEventStatusTable;
+  greenfield_pull_payments: GreenfieldPullPaymentsTable;
   spends: SpendsTable;
   spend_inputs: SpendInputsTable;
   spend_outputs: SpendOutputsTable;

@@ -66,7 +66,19 @@ export class OutboxWorker {
     this.running = (async () => {
       const now = this.opts.clock();
       const rows = await claimDueOutbox(this.opts.db, now, this.opts.batchSize ?? 20, 60_000);
-      await Promise.all(rows.map((row) => this.deliver(row)));
+      // A Greenfield webhook receives its events one after the other, in the order they happened (as BTCPay
+      // sends them): the shop plugins act on each as it comes. Everything else goes out in parallel.
+      const lanes = new Map<string, OutboxRow[]>();
+      // RETURNING does not keep the claim's order (PostgreSQL): ids are the order events happened in.
+      for (const row of [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+        const lane = row.greenfield_webhook_id === null ? `row:${row.id}` : `greenfield:${row.greenfield_webhook_id}`;
+        lanes.set(lane, [...(lanes.get(lane) ?? []), row]);
+      }
+      await Promise.all(
+        [...lanes.values()].map(async (lane) => {
+          for (const row of lane) await this.deliver(row);
+        }),
+      );
       return rows.length;
     })();
     try {
@@ -79,7 +91,9 @@ export class OutboxWorker {
   private async deliver(row: OutboxRow): Promise<void> {
     const now = this.opts.clock();
     let outcome: AttemptOutcome;
-    if (row.kind === 'webhook') {
+    if (row.kind === 'webhook' && row.greenfield_webhook_id !== null) {
+      outcome = await this.opts.webhooks.sendGreenfield(row.greenfield_webhook_id, row.payload_json, row.event_id);
+    } else if (row.kind === 'webhook') {
       outcome = await this.opts.webhooks.send(row.target, row.payload_json, row.wallet_id, row.event_id, now);
     } else {
       const payload = JSON.parse(row.payload_json) as Record<string, unknown>;

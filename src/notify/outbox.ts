@@ -13,6 +13,11 @@ export interface OutboxEntry {
   paymentId: bigint | null;
   /** The payment form ('form') or set_addr order ('address') the event is about, for listing deliveries. */
   order?: { kind: 'form' | 'address'; id: bigint };
+  /**
+   * A Greenfield webhook delivery: the payload is the exact body (it carries its own `deliveryId`, which becomes
+   * the event id), signed with that webhook's secret as BTCPay does (`BTCPay-Sig`).
+   */
+  greenfield?: { webhookId: bigint; deliveryId: string };
 }
 
 /**
@@ -22,7 +27,7 @@ export interface OutboxEntry {
 export async function enqueueNotifications(trx: Transaction<Database>, entries: OutboxEntry[], now: number): Promise<string[]> {
   const ids: string[] = [];
   for (const e of entries) {
-    const eventId = `evt_${randomUUID().replace(/-/g, '')}`;
+    const eventId = e.greenfield?.deliveryId ?? `evt_${randomUUID().replace(/-/g, '')}`;
     ids.push(eventId);
     await trx
       .insertInto('outbox')
@@ -32,7 +37,7 @@ export async function enqueueNotifications(trx: Transaction<Database>, entries: 
         wallet_id: e.walletId,
         payment_id: e.paymentId,
         target: e.target,
-        payload_json: JSON.stringify({ ...e.payload, event_id: eventId }),
+        payload_json: JSON.stringify(e.greenfield ? e.payload : { ...e.payload, event_id: eventId }),
         state: 'pending',
         next_attempt_at: BigInt(now),
         created_at: BigInt(now),
@@ -41,6 +46,7 @@ export async function enqueueNotifications(trx: Transaction<Database>, entries: 
         delivered_at: null,
         order_kind: e.order?.kind ?? null,
         order_id: e.order?.id ?? null,
+        greenfield_webhook_id: e.greenfield?.webhookId ?? null,
       })
       .execute();
   }

@@ -2,6 +2,7 @@ import type { Db } from '../db/database.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import { safePost, SafePostError } from './ssrf-guard.ts';
 import { SIGNATURE_HEADER, signWebhook } from './webhook-signature.ts';
+import { BTCPAY_SIGNATURE_HEADER, btcpaySignature } from './btcpay-signature.ts';
 
 /** The outcome of one delivery attempt. */
 export interface AttemptOutcome {
@@ -39,7 +40,6 @@ export class WebhookSender {
 
   /** POSTs the exact stored body; any 2xx is success. Never throws for network trouble. */
   async send(url: string, body: string, walletId: bigint | null, eventId: string, now: number): Promise<AttemptOutcome> {
-    const started = Date.now();
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': 'satgate-webhooks',
@@ -47,6 +47,35 @@ export class WebhookSender {
     };
     const secrets = await this.secretsFor(walletId, now);
     if (secrets.length > 0) headers[SIGNATURE_HEADER.toLowerCase()] = signWebhook(body, secrets, Math.floor(now / 1000));
+    return this.post(url, body, headers);
+  }
+
+  /**
+   * Delivers a Greenfield webhook's event: to the webhook's current URL, signed with its secret (`BTCPay-Sig`).
+   * A deleted or disabled webhook fails the delivery for good (BTCPay drops it too), and so does a failure of a
+   * webhook without automatic redelivery: its owner redelivers by hand.
+   */
+  async sendGreenfield(webhookId: bigint, body: string, eventId: string): Promise<AttemptOutcome> {
+    const hook = await this.db.kysely
+      .selectFrom('greenfield_webhooks')
+      .select(['url', 'secret_sealed', 'enabled', 'automatic_redelivery'])
+      .where('id', '=', webhookId)
+      .executeTakeFirst();
+    if (!hook) return { ok: false, httpStatus: null, error: 'the webhook was deleted', durationMs: 0, permanent: true };
+    if (!hook.enabled) return { ok: false, httpStatus: null, error: 'the webhook is disabled', durationMs: 0, permanent: true };
+    const secret = this.masterKey.unseal(hook.secret_sealed).toString('utf8');
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': 'satgate-webhooks',
+      'x-satgate-event-id': eventId,
+      [BTCPAY_SIGNATURE_HEADER.toLowerCase()]: btcpaySignature(body, secret),
+    };
+    const outcome = await this.post(hook.url, body, headers);
+    return !outcome.ok && !hook.automatic_redelivery ? { ...outcome, permanent: true } : outcome;
+  }
+
+  private async post(url: string, body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
+    const started = Date.now();
     try {
       const res = await safePost(url, body, headers, { allowPrivate: this.allowPrivate, timeoutMs: this.timeoutMs });
       return {

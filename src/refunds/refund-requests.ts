@@ -82,45 +82,77 @@ export async function requestRefund(
       if (again) return againOrConflict(again, amount, deps.masterKey, form);
     }
     const paid = mine.reduce((s, c) => s + c.value_sats, 0n);
-    const already = await trx
-      .selectFrom('refunds')
-      .select((eb) => eb.fn.sum<bigint | string | null>('amount_sats').as('total'))
-      .where('wallet_id', '=', walletId)
-      .where('credit_txid', '=', txid)
-      .executeTakeFirst();
-    const requested = already?.total === null || already?.total === undefined ? 0n : BigInt(already.total);
+    const requested = await refundedSats(trx, walletId, txid);
     if (amount > paid - requested) {
       throw new WalletApiError(
         '201',
         `Wrong or missing argument: refund_amount ${btcFromSats(amount)} BTC is more than what is left to refund of this payment (${btcFromSats(paid - requested)} BTC of ${btcFromSats(paid)} BTC)`,
       );
     }
-    const token = newToken(24);
-    const now = deps.clock();
-    const row = await trx
-      .insertInto('refunds')
-      .values({
-        wallet_id: walletId,
-        profile_id: profileId,
-        credit_txid: txid,
-        amount_sats: amount,
-        token_hash: hashToken(token),
-        token_sealed: deps.masterKey.seal(token),
-        idempotency_key: idempotencyKey ?? null,
-        payer_email: await payerEmail(trx, mine.map((c) => c.address_id)),
-        address: null,
-        script_hex: null,
-        state: 'awaiting_address',
-        spend_id: null,
-        last_error: null,
-        created_at: BigInt(now),
-        updated_at: BigInt(now),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await transitionRefund(trx, row, 'awaiting_address', 'requested', now, { formUrl: form(token).refund_form_url, masterKey: deps.masterKey });
+    const { token } = await insertRefund(trx, deps, { walletId, profileId, txid, amountSats: amount, idempotencyKey: idempotencyKey ?? null, addressIds: mine.map((c) => c.address_id) });
     return form(token);
   });
+}
+
+/** What {@link insertRefund} creates: a refund of `amountSats` of the credit `txid` to one wallet. */
+export interface NewRefund {
+  walletId: bigint;
+  /** The dashboard profile that asked; 0 for a refund asked through the Greenfield API (see greenfield_pull_payments). */
+  profileId: bigint;
+  txid: string;
+  amountSats: bigint;
+  idempotencyKey: string | null;
+  /** The addresses the credit paid, where the payer's e-mail is looked up. */
+  addressIds: bigint[];
+}
+
+/**
+ * Inserts a refund awaiting the payer's address, records its creation (mailing the payer the form link when an
+ * e-mail is known) and answers its form token and URL. The caller has checked ownership and the refundable
+ * amount, and holds the wallet's row lock.
+ */
+export async function insertRefund(
+  trx: Trx,
+  deps: { masterKey: MasterKey; clock: () => number; publicUrl: string },
+  spec: NewRefund,
+): Promise<{ token: string; url: string; row: RefundRow }> {
+  const token = newToken(24);
+  const url = `${deps.publicUrl}/refund/${token}`;
+  const now = deps.clock();
+  const row = await trx
+    .insertInto('refunds')
+    .values({
+      wallet_id: spec.walletId,
+      profile_id: spec.profileId,
+      credit_txid: spec.txid,
+      amount_sats: spec.amountSats,
+      token_hash: hashToken(token),
+      token_sealed: deps.masterKey.seal(token),
+      idempotency_key: spec.idempotencyKey,
+      payer_email: await payerEmail(trx, spec.addressIds),
+      address: null,
+      script_hex: null,
+      state: 'awaiting_address',
+      spend_id: null,
+      last_error: null,
+      created_at: BigInt(now),
+      updated_at: BigInt(now),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await transitionRefund(trx, row, 'awaiting_address', 'requested', now, { formUrl: url, masterKey: deps.masterKey });
+  return { token, url, row };
+}
+
+/** Satoshis of a credit transaction to a wallet already asked back by refunds. */
+export async function refundedSats(trx: Trx, walletId: bigint, txid: string): Promise<bigint> {
+  const already = await trx
+    .selectFrom('refunds')
+    .select((eb) => eb.fn.sum<bigint | string | null>('amount_sats').as('total'))
+    .where('wallet_id', '=', walletId)
+    .where('credit_txid', '=', txid)
+    .executeTakeFirst();
+  return already?.total === null || already?.total === undefined ? 0n : BigInt(already.total);
 }
 
 async function findByKey(trx: Trx, profileId: bigint, txid: string, key: string): Promise<RefundRow | undefined> {

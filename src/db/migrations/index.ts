@@ -14,6 +14,7 @@ import { lightHeaders } from './0013-light-headers.ts';
 import { addressPool } from './0014-address-pool.ts';
 import { leases } from './0015-leases.ts';
 import { greenfield } from './0016-greenfield.ts';
+import { greenfieldWebhooks } from './0017-greenfield-webhooks.ts';
 
 /** Every migration in order; append only, never edit a released one. */
 export const MIGRATIONS: readonly SatgateMigration[] = [
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly SatgateMigration[] = [
   addressPool,
   leases,
   greenfield,
+  greenfieldWebhooks,
 ];
