@@ -257,7 +257,11 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
       const txId = field(request.body, 'tx_id');
       if (!order.transactions.some((t) => t.txid === txId)) throw new WalletApiError('999');
       try {
-        const form = await ctx.refunds.request(s.profileId, { tx_id: txId, refund_amount: field(request.body, 'refund_amount') });
+        // Each rendered form carries its own idempotency key: reloading the answer page (which re-posts) or a double
+        // click answers the same refund instead of requesting a second one.
+        const key = field(request.body, 'idempotency_key');
+        if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) throw new WalletApiError('201', 'Wrong or missing argument: idempotency_key');
+        const form = await ctx.refunds.request(s.profileId, { tx_id: txId, refund_amount: field(request.body, 'refund_amount') }, key);
         const flash = { kind: 'ok' as const, text: `Refund requested. The payer enters their address at ${form.refund_form_url} (mailed to them when their e-mail is known).` };
         return html(reply, 200, await detail(request, { ...base(request), flash }));
       } catch (err) {

@@ -1,4 +1,4 @@
-// The dashboard's chart data: what one of a profile's wallets received per UTC day over the last N days, in
+// The dashboard's chart data: what one of a profile's wallets received per UTC day (change of its own spends left out) over the last N days, in
 // satoshis and in the wallet's local currency at the current rate (one rate for every day, so the bars compare
 // amounts of bitcoin; the rate used is part of the answer).
 import type { Db } from '../db/database.ts';
@@ -42,6 +42,8 @@ export async function receivedPerDay(deps: { db: Db; clock: () => number; rates:
     .where('a.wallet_id', '=', wallet.id)
     .where('t.state', '!=', 'withdrawn')
     .where('t.first_seen_at', '>=', BigInt(start))
+    // Change of the wallet's own spends (refunds, withdrawals) comes back to it; it was not received.
+    .where('a.purpose', '!=', 'change')
     .execute();
   const perDay = new Array<bigint>(days).fill(0n);
   for (const r of rows) {

@@ -1,6 +1,7 @@
 // The payments list (payment requests, payment forms and set_addr orders in one list, filtered and paginated
 // by the server, statuses kept fresh by console.js polling /console/orders.json) and one order's detail.
 import { escapeHtml as e } from '../../pages/html.ts';
+import { newToken } from '../../security/tokens.ts';
 import type { OrderDetail, OrderPage, OrderSummary } from '../../dashboard/merchant-orders.ts';
 import { ORDER_LIST_STATUSES } from '../../dashboard/merchant-orders.ts';
 import type { RefundListing } from '../../refunds/refunds.ts';
@@ -124,6 +125,7 @@ ${o.transitions.map((t) => `<tr><td>${e(when(t.at))}</td><td>${t.from ? statusBa
   <form method="post" action="${path}/refund" class="form inline">
     ${csrfField(csrf)}
     <input type="hidden" name="tx_id" value="${e(t.txid)}">
+    <input type="hidden" name="idempotency_key" value="${e(newToken(16))}">
     <div class="field">
       <label for="refund-${i}">Refund amount (${coin})${o.overpaid !== '0' && i === 0 ? ', prefilled with the overpaid part' : ''}</label>
       <input id="refund-${i}" name="refund_amount" type="text" inputmode="decimal" required maxlength="20" value="${e(prefill)}">
@@ -144,7 +146,7 @@ ${o.deliveries
   <td>${e(d.kind)}${d.status ? ` ${statusBadge(d.status)}` : ''}<br><code class="small">${e(d.event_id)}</code></td>
   <td class="wrap">${e(d.target)}</td>
   <td>${e(d.state)}${d.next_attempt_at !== null ? `<br><span class="small">next ${e(when(d.next_attempt_at))}</span>` : ''}</td>
-  <td><ol class="attempts">${d.attempts.map((a) => `<li>${e(when(a.at))}: ${a.http_status === null ? 'no answer' : `HTTP ${a.http_status}`}${a.error ? ` <span class="small">(${e(a.error)})</span>` : ''}</li>`).join('') || '<li>none yet</li>'}</ol></td>
+  <td><ol class="attempts">${d.attempts.map((a) => `<li>${e(when(a.at))}: ${a.http_status !== null ? `HTTP ${a.http_status}` : d.kind === 'email' && !a.error ? 'sent' : 'no answer'}${a.error ? ` <span class="small">(${e(a.error)})</span>` : ''}</li>`).join('') || '<li>none yet</li>'}</ol></td>
   <td><form method="post" action="${path}/redeliver">${csrfField(csrf)}<input type="hidden" name="event_id" value="${e(d.event_id)}"><button type="submit" class="button secondary small">Redeliver<span class="visually-hidden"> ${e(d.event_id)}</span></button></form></td>
 </tr>`,
   )
