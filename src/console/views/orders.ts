@@ -35,11 +35,11 @@ function query(filters: ListFilters, page?: number): string {
 
 function row(o: OrderSummary): string {
   return `<tr data-key="${e(`${o.kind}:${o.id}`)}">
-  <td><a href="${orderPath(o)}">${e(KIND_NAMES[o.kind] ?? o.kind)} ${e(o.reference || `#${o.id}`)}</a></td>
-  <td class="status-cell">${statusBadge(o.status)}</td>
-  <td class="num">${o.amount ? `${e(o.amount)} ${e(o.currency)}` : '<span class="muted">any amount</span>'}</td>
-  <td>${e(o.account_name ?? o.api_id)}</td>
-  <td><time datetime="${new Date(o.created_at).toISOString()}">${e(when(o.created_at))}</time></td>
+  <td data-label="Order"><a href="${orderPath(o)}">${e(KIND_NAMES[o.kind] ?? o.kind)} ${e(o.reference || `#${o.id}`)}</a></td>
+  <td class="status-cell" data-label="Status">${statusBadge(o.status)}</td>
+  <td class="num" data-label="Amount">${o.amount ? `${e(o.amount)} ${e(o.currency)}` : '<span class="muted">any amount</span>'}</td>
+  <td data-label="Wallet">${e(o.account_name ?? o.api_id)}</td>
+  <td data-label="Created"><time datetime="${new Date(o.created_at).toISOString()}">${e(when(o.created_at))}</time></td>
 </tr>`;
 }
 
@@ -48,7 +48,7 @@ export function renderOrders(base: Base, page: OrderPage, filters: ListFilters):
   const pages = Math.max(1, Math.ceil(page.total / page.page_size));
   const option = (s: string) => `<option value="${e(s)}"${filters.status === s ? ' selected' : ''}>${e(s.replace(/_/g, ' '))}</option>`;
   const table = page.orders.length
-    ? `<div class="table-wrap"><table id="orders" data-poll="/console/orders.json${e(query(filters, page.page))}">
+    ? `<div class="table-wrap"><table id="orders" class="cards" data-poll="/console/orders.json${e(query(filters, page.page))}">
   <caption class="visually-hidden">Payments and orders, newest first</caption>
   <thead><tr><th scope="col">Order</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Wallet</th><th scope="col">Created</th></tr></thead>
   <tbody>
