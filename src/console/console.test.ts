@@ -249,6 +249,60 @@ describe.each(testEngines())('the merchant console on %s', (engine) => {
     expect(unknownEvent.statusCode).toBe(404);
   });
 
+  it('lists payment forms and set_addr orders beside payment requests, each with its own detail', async () => {
+    const form = await t.app.inject({
+      method: 'POST',
+      url: '/payment_form',
+      payload: {
+        api_id: apiId,
+        order_id: 'ORD-<b>7</b>',
+        order_amount: '12.50',
+        order_currency: 'usd',
+        user_email: 'payer@example.com',
+        payment_cancel_url: 'https://shop.example/cart',
+        payment_complete_url: 'https://shop.example/thanks',
+        payment_update_url: 'https://shop.example/updates',
+        site_name: 'Corner Shop',
+      },
+    });
+    expect(form.json().return, form.body).toBe('0');
+    const order = await t.app.inject({ method: 'POST', url: '/set_addr', payload: { api_id: apiId, client_txid: 'till-42' } });
+    expect(order.json().return, order.body).toBe('0');
+    const page = (await merchant.get('/console/orders.json')).json().orders as { kind: string; id: string; reference: string; status: string }[];
+    expect(page.slice(0, 2).map((o) => [o.kind, o.reference, o.status])).toEqual([
+      ['order', 'till-42', 'pending'],
+      ['form', 'ORD-<b>7</b>', 'pending'],
+    ]);
+    expect((await merchant.get('/console/orders.json?status=pending')).json().total).toBe(2);
+    const formDetail = await merchant.get(`/console/orders/form/${page[1]!.id}`);
+    expect(formDetail.statusCode).toBe(200);
+    expect(formDetail.body).toContain('ORD-&lt;b&gt;7&lt;/b&gt;');
+    expect(formDetail.body).not.toContain('<b>7</b>');
+    const orderDetail = await merchant.get(`/console/orders/order/${page[0]!.id}`);
+    expect(orderDetail.body).toContain(order.json().addr);
+    const api = await t.app.inject({ method: 'GET', url: `/dashboard/orders/order/${page[0]!.id}`, headers: { authorization: merchant.token() } });
+    expect(api.json().order).toMatchObject({ kind: 'order', reference: 'till-42', address: order.json().addr, transactions: [], deliveries: [] });
+  });
+
+  it('answers the merchant views in the dashboard API with the session token, and lists them in the OpenAPI document', async () => {
+    const token = merchant.token();
+    const received = await t.app.inject({ method: 'GET', url: `/dashboard/wallets/${apiId}/received?days=7`, headers: { authorization: token } });
+    expect(received.json()).toMatchObject({ return: '0', api_id: apiId, currency: 'USD', rate: '50000' });
+    expect(received.json().days).toHaveLength(7);
+    expect(received.json().days[6]).toEqual({ day: new Date().toISOString().slice(0, 10), sats: '0', btc: '0', local: '0.00' });
+    expect((await t.app.inject({ method: 'GET', url: `/dashboard/wallets/${apiId}/received?days=0`, headers: { authorization: token } })).statusCode).toBe(400);
+    const logins = await t.app.inject({ method: 'GET', url: '/dashboard/logins', headers: { authorization: token } });
+    expect(logins.json().logins.map((l: { action: string }) => l.action)).toContain('login');
+    expect((await t.app.inject({ method: 'GET', url: '/dashboard/orders' })).json().return).toBe('302');
+    const added = await t.app.inject({ method: 'POST', url: '/dashboard/wallets', headers: { authorization: token }, payload: { pub: 'xpub-nonsense' } });
+    expect(added.json().return).toBe('102');
+    const doc = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json() as { paths: Record<string, unknown> };
+    for (const path of ['/dashboard/wallets', '/dashboard/wallets/{api_id}', '/dashboard/wallets/{api_id}/received', '/dashboard/orders', '/dashboard/orders/{kind}/{id}', '/dashboard/orders/{kind}/{id}/redeliver', '/dashboard/logins']) {
+      expect(doc.paths[path], path).toBeDefined();
+    }
+    expect(doc.paths['/console/login/code']).toBeUndefined();
+  });
+
   it("answers 404 for another merchant's payment, wallet and redelivery, as for one that does not exist", async () => {
     const otherApi = await addSandboxWallet(t.app, { notification_email: 'b@example.com' });
     const otherBearer = await tokenFor(t.app, await createClient(t.ctx, [otherApi]));
