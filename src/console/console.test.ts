@@ -108,6 +108,14 @@ describe.each(testEngines())('the merchant console on %s', (engine) => {
     merchant = b;
   });
 
+  it('says when a new code cannot be sent yet (the dashboard limits apply), with Retry-After', async () => {
+    const again = await new Browser(t.app).post('/console/login', { email });
+    expect(again.statusCode).toBe(429);
+    expect(Number(again.headers['retry-after'])).toBeGreaterThan(0);
+    expect(again.body).toContain('Too many requests: at most 1 code a minute');
+    expect(again.body).toContain(`value="${email}"`);
+  });
+
   it('sets the cookie Secure when the console is served over https', async () => {
     const s = await createTestApp(engine, { env: { SATGATE_RATES_FILE: writeRatesFile(), SATGATE_PUBLIC_URL: 'https://pay.example.com' }, chains: DEAD_NODE });
     try {

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import { WalletApiError } from '../core/errors.ts';
+import { RateLimitedError } from '../security/rate-limiter.ts';
 import type { Config } from '../config/config.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import type { Dashboard } from '../dashboard/dashboard.ts';
@@ -120,6 +121,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
     try {
       await ctx.dashboard.sendOtp({ email }, request.ip);
     } catch (err) {
+      if (err instanceof RateLimitedError) reply.header('retry-after', String(err.retryAfterSeconds));
       return html(reply, err instanceof WalletApiError ? err.httpStatus : 500, renderEmailStep(assets.urls, { email, flash: { kind: 'error', text: messageOf(err) } }));
     }
     return html(reply, 200, renderCodeStep(assets.urls, email));
@@ -132,6 +134,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
     try {
       ({ token } = await ctx.dashboard.checkOtp({ email, otp, expiration: seconds }, request.ip));
     } catch (err) {
+      if (err instanceof RateLimitedError) reply.header('retry-after', String(err.retryAfterSeconds));
       const code = err instanceof WalletApiError ? err.code : null;
       // A used-up code needs a new one: back to the e-mail step; a wrong one may be typed again.
       if (code === '306' || code === '305' || code === '301') {
