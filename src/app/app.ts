@@ -15,6 +15,8 @@ import { pageRoutes } from '../pages/routes.ts';
 import { refundRoutes } from '../refunds/routes.ts';
 import { formRoutes } from '../forms/routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
+import { merchantRoutes } from '../dashboard/merchant-routes.ts';
+import { consoleRoutes } from '../console/routes.ts';
 import { partnerRoutes } from '../partners/routes.ts';
 import { withdrawalRoutes } from '../withdrawals/routes.ts';
 import { greenfieldRoutes } from '../greenfield/routes.ts';
@@ -108,6 +110,8 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await app.register(async (scope) => rateRoutes(scope, ctx));
   await app.register(async (scope) => refundRoutes(scope, ctx));
   await app.register(async (scope) => dashboardRoutes(scope, ctx.dashboard));
+  await app.register(async (scope) => merchantRoutes(scope, { merchant: ctx.merchant, sessions: ctx.dashboard.sessions }));
+  await app.register(async (scope) => consoleRoutes(scope, ctx));
   await app.register(async (scope) => partnerRoutes(scope, ctx.partners));
   await app.register(async (scope) => withdrawalRoutes(scope, { ...ctx.partners, onConfirmed: ctx.partners.kick }));
   await app.register(async (scope) => greenfieldRoutes(scope, ctx.greenfield));

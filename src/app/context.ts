@@ -16,6 +16,7 @@ import type { Refunds } from '../refunds/refunds.ts';
 import type { Forms } from '../forms/forms.ts';
 import type { Wallets } from '../wallets/wallets.ts';
 import type { Dashboard } from '../dashboard/dashboard.ts';
+import type { Merchant } from '../dashboard/merchant.ts';
 import type { SingletonRole } from './singleton-role.ts';
 import type { Partners } from '../partners/partners.ts';
 import type { Greenfield } from '../greenfield/greenfield.ts';
@@ -45,6 +46,8 @@ export interface AppContext {
   forms: Forms;
   /** The merchant dashboard: OTP login, sessions, profiles, accounts (operations 18 to 23). */
   dashboard: Dashboard;
+  /** The dashboard's merchant views (wallets, orders, deliveries, chart, login history) for its API and the console. */
+  merchant: Merchant;
   /** Partner keys, partner merchant wallets, KYC and withdrawals. */
   partners: Partners;
   /** BTCPay Greenfield compatibility: API keys, invoices (payments of payment API v1), stores. */

@@ -18,6 +18,7 @@ import { profileWallets } from '../dashboard/accounts.ts';
 import { createForms } from '../forms/forms.ts';
 import { createWallets } from '../wallets/wallets.ts';
 import { createDashboard } from '../dashboard/dashboard.ts';
+import { createMerchant } from '../dashboard/merchant.ts';
 import { createPartners } from '../partners/partners.ts';
 import type { AppContext } from './context.ts';
 import { SingletonRole } from './singleton-role.ts';
@@ -193,6 +194,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       publicUrl: config.publicUrl,
       walletTransactions: (pub) => wallets.monitor.walletTransactions(pub),
     }),
+    merchant: createMerchant({ db, clock, rates: rateService.rates, registration: wallets.registration, wakeOutbox: () => worker.wake() }),
     start: async () => {
       worker.start();
       await singleton.start();

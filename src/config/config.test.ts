@@ -36,6 +36,15 @@ describe('loadConfig', () => {
     expect(loadConfig({ HOST: '::1', PORT: '9000' }).publicUrl).toBe('http://[::1]:9000');
   });
 
+  it('the console links live transactions to mempool.space and sandbox ones nowhere unless configured; none turns a link off', () => {
+    expect(loadConfig({}).explorerUrls).toEqual({ live: 'https://mempool.space/tx/', test: null });
+    expect(loadConfig({ SATGATE_EXPLORER_LIVE_URL: 'none', SATGATE_EXPLORER_TEST_URL: 'https://mempool.space/signet/tx/{txid}' }).explorerUrls).toEqual({
+      live: null,
+      test: 'https://mempool.space/signet/tx/{txid}',
+    });
+    expect(() => loadConfig({ SATGATE_EXPLORER_TEST_URL: 'javascript:alert(1)' })).toThrow(/SATGATE_EXPLORER_TEST_URL must be a URL starting with http/);
+  });
+
   it('an explicit public URL loses its trailing slash', () => {
     expect(loadConfig({ SATGATE_PUBLIC_URL: 'https://pay.example.com/' }).publicUrl).toBe('https://pay.example.com');
   });

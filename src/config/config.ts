@@ -59,6 +59,12 @@ export interface Config {
   role: ProcessRole;
   /** SATGATE_LEASE_MS: how long the singleton lease lasts without renewal (PostgreSQL only). */
   leaseMs: number;
+  /**
+   * Transaction links of the merchant console, per mode: a URL the txid is appended to (or that holds `{txid}`),
+   * or null for no link. SATGATE_EXPLORER_LIVE_URL (default https://mempool.space/tx/), SATGATE_EXPLORER_TEST_URL
+   * (default none); the value `none` turns a link off.
+   */
+  explorerUrls: { live: string | null; test: string | null };
   /** Migrate an older database at start (SATGATE_AUTO_MIGRATE; default on for SQLite, off for PostgreSQL). */
   autoMigrate: boolean;
 }
@@ -232,6 +238,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const nodePush = str('SATGATE_NODE_PUSH');
   if (nodePush !== null && !['0', '1', 'true', 'false'].includes(nodePush)) problems.push('SATGATE_NODE_PUSH must be 1 or 0');
 
+  const explorer = (name: string, dflt: string | null): string | null => {
+    if (str(name) === 'none') return null;
+    return str(name) === null ? dflt : url(name, ['http:', 'https:']);
+  };
+
   const config: Config = {
     port,
     host,
@@ -267,6 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     role,
     leaseMs: int('SATGATE_LEASE_MS', 15_000, 300, 600_000),
     autoMigrate,
+    explorerUrls: { live: explorer('SATGATE_EXPLORER_LIVE_URL', 'https://mempool.space/tx/'), test: explorer('SATGATE_EXPLORER_TEST_URL', null) },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

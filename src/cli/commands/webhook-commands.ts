@@ -2,6 +2,7 @@ import { UsageError, type Command } from '../command.ts';
 import { openStore } from '../open-store.ts';
 import type { Db } from '../../db/database.ts';
 import { hashToken } from '../../security/tokens.ts';
+import { listDeliveries, redeliver } from '../../notify/deliveries.ts';
 
 /** The outbox rows a payment reference, a payment form token or an order address names; null when it names nothing. */
 async function eventFilter(db: Db, id: string): Promise<{ label: string; ids: bigint[] } | null> {
@@ -58,40 +59,22 @@ export const webhookCommands: Command[] = [
       try {
         const filter = await eventFilter(db, reference);
         if (!filter) throw new UsageError(`no payment, payment form or order address ${reference}`);
-        const ids = filter.ids.length > 0 ? filter.ids : [-1n];
-        const now = Date.now();
+        const events = { outboxIds: filter.ids };
         if (redeliverId || args.includes('--redeliver-all')) {
-          let q = db.kysely
-            .updateTable('outbox')
-            .set({ state: 'pending', next_attempt_at: BigInt(now), locked_until: null })
-            .where('id', 'in', ids);
-          if (redeliverId) q = q.where('event_id', '=', redeliverId);
-          const result = await q.executeTakeFirst();
-          const n = Number(result.numUpdatedRows);
+          const n = await redeliver(db, events, Date.now(), redeliverId);
           if (redeliverId && n === 0) throw new UsageError(`no event ${redeliverId} for ${filter.label}`);
           console.error(`queued ${n} event(s) for redelivery`);
         }
-        const events = await db.kysely.selectFrom('outbox').selectAll().where('id', 'in', ids).orderBy('id').execute();
-        const attempts = events.length
-          ? await db.kysely.selectFrom('outbox_attempts').selectAll().where('outbox_id', 'in', events.map((e) => e.id)).orderBy('id').execute()
-          : [];
-        const report = events.map((e) => ({
+        const iso = (ms: number) => new Date(ms).toISOString();
+        const report = (await listDeliveries(db, events)).map((e) => ({
           event_id: e.event_id,
           kind: e.kind,
           target: e.target,
           state: e.state,
-          status: (JSON.parse(e.payload_json) as { status?: string }).status ?? null,
-          created: new Date(Number(e.created_at)).toISOString(),
-          next_attempt: e.state === 'pending' ? new Date(Number(e.next_attempt_at)).toISOString() : null,
-          attempts: attempts
-            .filter((a) => a.outbox_id === e.id)
-            .map((a) => ({
-              attempt: Number(a.attempt),
-              at: new Date(Number(a.at)).toISOString(),
-              http_status: a.http_status === null ? null : Number(a.http_status),
-              error: a.error,
-              duration_ms: Number(a.duration_ms),
-            })),
+          status: e.status,
+          created: iso(e.created_at),
+          next_attempt: e.next_attempt_at === null ? null : iso(e.next_attempt_at),
+          attempts: e.attempts.map((a) => ({ ...a, at: iso(a.at) })),
         }));
         if (args.includes('--json')) {
           console.log(JSON.stringify(report, null, 2));

@@ -1,0 +1,321 @@
+// The merchant console at /console/ (issue 15, DESIGN.md section 9 "merchant console"): server-rendered pages
+// over the same services the dashboard API routes call (dashboard, merchant views, refunds), a session cookie
+// instead of the Authorization header, and for every POST a same-origin check plus the session's CSRF token.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import formbody from '@fastify/formbody';
+import { WalletApiError } from '../core/errors.ts';
+import { RateLimitedError } from '../security/rate-limiter.ts';
+import type { Config } from '../config/config.ts';
+import type { MasterKey } from '../security/master-key.ts';
+import type { Dashboard } from '../dashboard/dashboard.ts';
+import type { DashboardSession } from '../dashboard/sessions.ts';
+import { DEFAULT_SESSION_SECONDS } from '../dashboard/sessions.ts';
+import type { Merchant } from '../dashboard/merchant.ts';
+import type { Refunds } from '../refunds/refunds.ts';
+import { CONSOLE_HEADERS } from './console-headers.ts';
+import { CONSOLE_ASSET_PREFIX, loadConsoleAssets } from './console-assets.ts';
+import { clearedCookieHeader, CSRF_FIELD, CsrfTokens, overHttps, sameOrigin, sessionCookie, sessionCookieHeader } from './console-security.ts';
+import { consolePage, type Shell } from './views/layout.ts';
+import { renderCodeStep, renderEmailStep } from './views/login.ts';
+import { renderWallet, renderWallets } from './views/wallets.ts';
+import { orderPath, renderOrderDetail, renderOrders, type ListFilters } from './views/orders.ts';
+import { renderRefunds } from './views/refunds.ts';
+import { renderProfile } from './views/profile.ts';
+
+/** What the console needs from the app context. */
+export interface ConsoleContext {
+  config: Pick<Config, 'publicUrl' | 'explorerUrls'>;
+  masterKey: MasterKey;
+  dashboard: Pick<Dashboard, 'sessions' | 'sendOtp' | 'checkOtp' | 'getProfile' | 'updateProfile' | 'logout'>;
+  merchant: Merchant;
+  refunds: Pick<Refunds, 'request' | 'list' | 'psbt' | 'submitSigned'>;
+}
+
+/** Sessions asked for with "keep me signed in". */
+const REMEMBER_SECONDS = 7 * 86_400;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The console's signed-in merchant (set by the console's session hook). */
+    consoleSession: DashboardSession | null;
+  }
+}
+
+type Form = Record<string, unknown>;
+
+/** One text field of a posted form; a repeated field is refused rather than guessed at. */
+function field(body: unknown, name: string): string | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const v = (body as Form)[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new WalletApiError('201', `Wrong or missing argument: ${name} must be given once`);
+  return v;
+}
+
+const OK_MESSAGES: Record<string, string> = {
+  wallet_added: 'Wallet added.',
+  wallet_saved: 'Wallet settings saved.',
+  profile_saved: 'Profile saved.',
+  redelivered: 'The notification is queued again and leaves within seconds.',
+  broadcast: 'Signed refund transaction checked and broadcast.',
+};
+
+/** Registers the console. */
+export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): Promise<void> {
+  const assets = loadConsoleAssets();
+  const csrf = new CsrfTokens(ctx.masterKey.deriveKey('console-csrf'));
+  const { publicUrl } = ctx.config;
+  await app.register(formbody, { bodyLimit: 512 * 1024 });
+  app.decorateRequest('consoleSession', null);
+
+  const secure = (reply: FastifyReply) => reply.headers(CONSOLE_HEADERS).header('cache-control', 'no-store');
+  const html = (reply: FastifyReply, status: number, page: string) => secure(reply).status(status).type('text/html; charset=utf-8').send(page);
+  const base = (request: FastifyRequest, okKey?: unknown): Omit<Shell, 'title' | 'section'> => {
+    const s = request.consoleSession!;
+    const text = typeof okKey === 'string' ? OK_MESSAGES[okKey] : undefined;
+    return { assets: assets.urls, user: { email: s.email, csrf: csrf.forSession(s.token) }, flash: text ? { kind: 'ok', text } : null };
+  };
+  const withError = (b: Omit<Shell, 'title' | 'section'>, err: unknown) => ({ ...b, flash: { kind: 'error' as const, text: messageOf(err) } });
+  const messageOf = (err: unknown) => (err instanceof WalletApiError ? err.message : 'Something went wrong; try again.');
+
+  // Pages answer errors as pages, never as the API's JSON envelope.
+  app.setErrorHandler(async (err: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
+    const status = err instanceof WalletApiError ? (err.code === '999' ? 404 : err.httpStatus) : err.validation || (err.statusCode ?? 500) < 500 ? (err.statusCode ?? 400) : 500;
+    if (status >= 500) request.log.error({ err }, 'console request failed');
+    const title = status === 404 ? 'Not found' : status === 403 ? 'Refused' : 'Something went wrong';
+    const text = status === 404 ? 'There is nothing here, or it belongs to another account.' : status >= 500 ? 'The console could not do this; try again.' : messageOf(err);
+    const user = request.consoleSession ? { email: request.consoleSession.email, csrf: csrf.forSession(request.consoleSession.token) } : null;
+    return html(reply, status, consolePage({ title, assets: assets.urls, user, section: 'none', flash: { kind: 'error', text } }, '<p><a href="/console/">Back to the console</a></p>'));
+  });
+
+  app.get<{ Params: { file: string } }>(`${CONSOLE_ASSET_PREFIX}:file`, { schema: { hide: true } }, async (request, reply) => {
+    const asset = assets.files.get(request.params.file);
+    reply.headers(CONSOLE_HEADERS);
+    if (!asset) return reply.status(404).type('text/plain; charset=utf-8').send('Not found');
+    reply.header('etag', asset.etag).header('cache-control', 'public, max-age=86400');
+    if (request.headers['if-none-match'] === asset.etag) return reply.status(304).send();
+    return reply.type(asset.contentType).send(asset.body);
+  });
+
+  // Every POST: a same-origin request (before anything else is read or done).
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST') return;
+    if (!sameOrigin(request, publicUrl)) {
+      request.log.warn({ origin: request.headers.origin ?? null, site: request.headers['sec-fetch-site'] ?? null }, 'console refused a cross-origin POST');
+      return html(reply, 403, consolePage({ title: 'Refused', assets: assets.urls, user: null, section: 'none', flash: { kind: 'error', text: 'This request did not come from the console page; it was refused.' } }, ''));
+    }
+  });
+
+  const cookieSecure = (request: FastifyRequest) => overHttps(request, publicUrl);
+
+  // ---- Signing in (no session yet) ----
+  app.get('/console', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console/', 308));
+  app.get('/console/', { schema: { summary: 'Merchant console (HTML): the wallets page, or sign-in', tags: ['pages'] } }, async (request, reply) => {
+    const token = sessionCookie(request);
+    const check = token ? await ctx.dashboard.sessions.verify(token) : null;
+    return secure(reply).redirect(check?.ok ? '/console/wallets' : '/console/login', 303);
+  });
+  app.get('/console/login', { schema: { summary: 'Console sign-in (HTML)', tags: ['pages'] } }, async (_request, reply) => html(reply, 200, renderEmailStep(assets.urls)));
+  app.post('/console/login', { schema: { hide: true } }, async (request, reply) => {
+    const email = field(request.body, 'email') ?? '';
+    try {
+      await ctx.dashboard.sendOtp({ email }, request.ip);
+    } catch (err) {
+      if (err instanceof RateLimitedError) reply.header('retry-after', String(err.retryAfterSeconds));
+      return html(reply, err instanceof WalletApiError ? err.httpStatus : 500, renderEmailStep(assets.urls, { email, flash: { kind: 'error', text: messageOf(err) } }));
+    }
+    return html(reply, 200, renderCodeStep(assets.urls, email));
+  });
+  app.post('/console/login/code', { schema: { hide: true } }, async (request, reply) => {
+    const email = field(request.body, 'email') ?? '';
+    const otp = field(request.body, 'otp') ?? '';
+    const seconds = field(request.body, 'remember') === '1' ? REMEMBER_SECONDS : DEFAULT_SESSION_SECONDS;
+    let token: string;
+    try {
+      ({ token } = await ctx.dashboard.checkOtp({ email, otp, expiration: seconds }, request.ip));
+    } catch (err) {
+      if (err instanceof RateLimitedError) reply.header('retry-after', String(err.retryAfterSeconds));
+      const code = err instanceof WalletApiError ? err.code : null;
+      // A used-up code needs a new one: back to the e-mail step; a wrong one may be typed again.
+      if (code === '306' || code === '305' || code === '301') {
+        return html(reply, 401, renderEmailStep(assets.urls, { email, flash: { kind: 'error', text: `${messageOf(err)}. Ask for a new code.` } }));
+      }
+      return html(reply, err instanceof WalletApiError ? err.httpStatus : 500, renderCodeStep(assets.urls, email, { kind: 'error', text: messageOf(err) }));
+    }
+    return secure(reply).header('set-cookie', sessionCookieHeader(token, seconds, cookieSecure(request))).redirect('/console/wallets', 303);
+  });
+
+  // ---- Everything else needs a session ----
+  await app.register(async (scope) => {
+    scope.addHook('preHandler', async (request, reply) => {
+      const token = sessionCookie(request);
+      const check = token ? await ctx.dashboard.sessions.verify(token) : null;
+      if (!check?.ok) {
+        secure(reply).header('set-cookie', clearedCookieHeader(cookieSecure(request)));
+        if (request.url.startsWith('/console/orders.json')) return reply.status(401).send({ return: check ? check.code : '302', status: 'Sign in again' });
+        return reply.redirect('/console/login', 303);
+      }
+      request.consoleSession = check.session;
+      if (request.method === 'POST' && !csrf.check(check.session.token, field(request.body, CSRF_FIELD))) {
+        request.log.warn('console refused a POST without the session CSRF token');
+        return html(reply, 403, consolePage({ title: 'Refused', assets: assets.urls, user: null, section: 'none', flash: { kind: 'error', text: 'The form was out of date or not from this console; reload the page and try again.' } }, ''));
+      }
+    });
+    const session = (request: FastifyRequest) => request.consoleSession!;
+
+    scope.post('/console/logout', { schema: { hide: true } }, async (request, reply) => {
+      await ctx.dashboard.logout(session(request), request.ip);
+      return secure(reply).header('set-cookie', clearedCookieHeader(cookieSecure(request))).redirect('/console/login', 303);
+    });
+
+    // Wallets
+    scope.get<{ Querystring: { ok?: string } }>('/console/wallets', { schema: { summary: 'Console: wallets with balances (HTML)', tags: ['pages'] } }, async (request, reply) =>
+      html(reply, 200, renderWallets(base(request, request.query.ok), await ctx.merchant.wallets(session(request)))),
+    );
+    scope.post('/console/wallets', { schema: { hide: true } }, async (request, reply) => {
+      const input = {
+        pub: field(request.body, 'pub') ?? '',
+        test: field(request.body, 'test') === '1',
+        local_currency: field(request.body, 'local_currency') ?? '',
+        account_name: field(request.body, 'account_name') ?? '',
+      };
+      try {
+        await ctx.merchant.addWallet(session(request), input, request.ip);
+      } catch (err) {
+        if (!(err instanceof WalletApiError)) throw err;
+        return html(reply, err.httpStatus, renderWallets(withError(base(request), err), await ctx.merchant.wallets(session(request)), input.pub === 'new_wallet' ? {} : input));
+      }
+      return secure(reply).redirect('/console/wallets?ok=wallet_added', 303);
+    });
+    scope.get<{ Params: { api_id: string }; Querystring: { ok?: string } }>('/console/wallets/:api_id', { schema: { hide: true } }, async (request, reply) => {
+      const s = session(request);
+      const wallet = await ctx.merchant.wallet(s, request.params.api_id);
+      return html(reply, 200, renderWallet(base(request, request.query.ok), wallet, await ctx.merchant.receivedPerDay(s, wallet.api_id, 30)));
+    });
+    scope.post<{ Params: { api_id: string } }>('/console/wallets/:api_id', { schema: { hide: true } }, async (request, reply) => {
+      const s = session(request);
+      const settings = {
+        account_name: field(request.body, 'account_name'),
+        local_currency: field(request.body, 'local_currency'),
+        notification_email: field(request.body, 'notification_email'),
+        webhook_url: field(request.body, 'webhook_url'),
+      };
+      try {
+        await ctx.merchant.updateWallet(s, request.params.api_id, settings, request.ip);
+      } catch (err) {
+        if (!(err instanceof WalletApiError) || err.code === '999') throw err;
+        const wallet = await ctx.merchant.wallet(s, request.params.api_id);
+        return html(reply, err.httpStatus, renderWallet(withError(base(request), err), wallet, await ctx.merchant.receivedPerDay(s, wallet.api_id, 30)));
+      }
+      return secure(reply).redirect(`/console/wallets/${encodeURIComponent(request.params.api_id)}?ok=wallet_saved`, 303);
+    });
+
+    // Payments and orders
+    const filtersOf = (q: Record<string, unknown>): ListFilters & { page?: number } => {
+      const pick = (name: string) => (typeof q[name] === 'string' && q[name] !== '' ? (q[name] as string) : undefined);
+      const page = pick('page');
+      if (page !== undefined && !/^[1-9][0-9]{0,6}$/.test(page)) throw new WalletApiError('201', 'Wrong or missing argument: page must be a whole number from 1');
+      return {
+        ...(pick('status') ? { status: pick('status')! } : {}),
+        ...(pick('from') ? { from: pick('from')! } : {}),
+        ...(pick('to') ? { to: pick('to')! } : {}),
+        ...(page ? { page: Number(page) } : {}),
+      };
+    };
+    scope.get<{ Querystring: Record<string, unknown> }>('/console/orders', { schema: { summary: 'Console: payments and orders (HTML)', tags: ['pages'] } }, async (request, reply) => {
+      const filters = filtersOf(request.query);
+      try {
+        return html(reply, 200, renderOrders(base(request), await ctx.merchant.orders(session(request), filters), filters));
+      } catch (err) {
+        if (!(err instanceof WalletApiError)) throw err;
+        return html(reply, 400, renderOrders(withError(base(request), err), await ctx.merchant.orders(session(request), {}), {}));
+      }
+    });
+    // The small JSON endpoint console.js polls: the same page of the same list, statuses only.
+    scope.get<{ Querystring: Record<string, unknown> }>(
+      '/console/orders.json',
+      { schema: { summary: "Console: statuses of one page of the payments list (JSON, the console's polling)", tags: ['pages'] } },
+      async (request, reply) => {
+        const page = await ctx.merchant.orders(session(request), filtersOf(request.query));
+        return secure(reply).send({ orders: page.orders.map((o) => ({ kind: o.kind, id: o.id, reference: o.reference, status: o.status })), total: page.total });
+      },
+    );
+    const detail = async (request: FastifyRequest<{ Params: { kind: string; id: string } }>, b: Omit<Shell, 'title' | 'section'>) => {
+      const s = session(request);
+      const order = await ctx.merchant.order(s, request.params.kind, request.params.id);
+      const refunds = (await ctx.refunds.list(s.profileId)).filter((r) => order.transactions.some((t) => t.txid === r.refunded_tx_id));
+      return renderOrderDetail(b, order, { explorer: ctx.config.explorerUrls[order.mode], refunds });
+    };
+    scope.get<{ Params: { kind: string; id: string }; Querystring: { ok?: string } }>('/console/orders/:kind/:id', { schema: { hide: true } }, async (request, reply) =>
+      html(reply, 200, await detail(request, base(request, request.query.ok))),
+    );
+    scope.post<{ Params: { kind: string; id: string } }>('/console/orders/:kind/:id/redeliver', { schema: { hide: true } }, async (request, reply) => {
+      await ctx.merchant.redeliver(session(request), request.params.kind, request.params.id, field(request.body, 'event_id') ?? '');
+      return secure(reply).redirect(`${orderPath(request.params)}?ok=redelivered`, 303);
+    });
+    scope.post<{ Params: { kind: string; id: string } }>('/console/orders/:kind/:id/refund', { schema: { hide: true } }, async (request, reply) => {
+      const s = session(request);
+      // The order must be the merchant's (404 otherwise); the refund service checks the transaction is a credit to their wallet.
+      const order = await ctx.merchant.order(s, request.params.kind, request.params.id);
+      const txId = field(request.body, 'tx_id');
+      if (!order.transactions.some((t) => t.txid === txId)) throw new WalletApiError('999');
+      try {
+        // Each rendered form carries its own idempotency key: reloading the answer page (which re-posts) or a double
+        // click answers the same refund instead of requesting a second one.
+        const key = field(request.body, 'idempotency_key');
+        if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) throw new WalletApiError('201', 'Wrong or missing argument: idempotency_key');
+        const form = await ctx.refunds.request(s.profileId, { tx_id: txId, refund_amount: field(request.body, 'refund_amount') }, key);
+        const flash = { kind: 'ok' as const, text: `Refund requested. The payer enters their address at ${form.refund_form_url} (mailed to them when their e-mail is known).` };
+        return html(reply, 200, await detail(request, { ...base(request), flash }));
+      } catch (err) {
+        if (!(err instanceof WalletApiError)) throw err;
+        return html(reply, err.httpStatus, await detail(request, withError(base(request), err)));
+      }
+    });
+
+    // Refunds
+    scope.get<{ Querystring: { ok?: string } }>('/console/refunds', { schema: { summary: 'Console: refunds (HTML)', tags: ['pages'] } }, async (request, reply) => {
+      const s = session(request);
+      return html(reply, 200, renderRefunds(base(request, request.query.ok), await ctx.refunds.list(s.profileId), await ctx.merchant.wallets(s)));
+    });
+    scope.get<{ Querystring: { api_id?: string } }>('/console/refunds/psbt', { schema: { hide: true } }, async (request, reply) => {
+      const apiId = typeof request.query.api_id === 'string' ? request.query.api_id : '';
+      const { psbt } = await ctx.refunds.psbt(session(request).profileId, apiId);
+      const name = `refunds-${apiId.replace(/[^A-Za-z0-9_]/g, '')}.psbt`;
+      return secure(reply).header('content-disposition', `attachment; filename="${name}"`).type('application/octet-stream').send(Buffer.from(psbt, 'base64'));
+    });
+    scope.post('/console/refunds/signed', { schema: { hide: true } }, async (request, reply) => {
+      const s = session(request);
+      try {
+        await ctx.refunds.submitSigned(s.profileId, field(request.body, 'api_id'), (field(request.body, 'signed') ?? '').trim());
+      } catch (err) {
+        if (!(err instanceof WalletApiError)) throw err;
+        return html(reply, err.httpStatus, renderRefunds(withError(base(request), err), await ctx.refunds.list(s.profileId), await ctx.merchant.wallets(s)));
+      }
+      return secure(reply).redirect('/console/refunds?ok=broadcast', 303);
+    });
+
+    // Profile
+    const profilePage = async (request: FastifyRequest, b: Omit<Shell, 'title' | 'section'>) => {
+      const s = session(request);
+      return renderProfile(b, await ctx.dashboard.getProfile(s), await ctx.merchant.loginHistory(s));
+    };
+    scope.get<{ Querystring: { ok?: string } }>('/console/profile', { schema: { summary: 'Console: profile and sign-in history (HTML)', tags: ['pages'] } }, async (request, reply) =>
+      html(reply, 200, await profilePage(request, base(request, request.query.ok))),
+    );
+    scope.post('/console/profile', { schema: { hide: true } }, async (request, reply) => {
+      const fields: Record<string, string> = {};
+      for (const name of ['firstname', 'lastname', 'mobile', 'country'] as const) {
+        const v = field(request.body, name);
+        if (v !== undefined) fields[name] = v;
+      }
+      try {
+        await ctx.dashboard.updateProfile(session(request), fields, request.ip);
+      } catch (err) {
+        if (!(err instanceof WalletApiError)) throw err;
+        return html(reply, err.httpStatus, await profilePage(request, withError(base(request), err)));
+      }
+      return secure(reply).redirect('/console/profile?ok=profile_saved', 303);
+    });
+  });
+}

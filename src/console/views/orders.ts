@@ -1,0 +1,173 @@
+// The payments list (payment requests, payment forms and set_addr orders in one list, filtered and paginated
+// by the server, statuses kept fresh by console.js polling /console/orders.json) and one order's detail.
+import { escapeHtml as e } from '../../pages/html.ts';
+import { newToken } from '../../security/tokens.ts';
+import type { OrderDetail, OrderPage, OrderSummary } from '../../dashboard/merchant-orders.ts';
+import { ORDER_LIST_STATUSES } from '../../dashboard/merchant-orders.ts';
+import type { RefundListing } from '../../refunds/refunds.ts';
+import { consolePage, csrfField, statusBadge, when, type Shell } from './layout.ts';
+
+type Base = Omit<Shell, 'title' | 'section'>;
+
+const KIND_NAMES: Record<string, string> = { payment: 'Payment request', form: 'Payment form', order: 'Address order' };
+
+/** The list's filters as the page and its links carry them. */
+export interface ListFilters {
+  status?: string;
+  from?: string;
+  to?: string;
+}
+
+/** The path of an order's detail page. */
+export function orderPath(o: { kind: string; id: string }): string {
+  return `/console/orders/${o.kind}/${o.id}`;
+}
+
+function query(filters: ListFilters, page?: number): string {
+  const q = new URLSearchParams();
+  if (filters.status) q.set('status', filters.status);
+  if (filters.from) q.set('from', filters.from);
+  if (filters.to) q.set('to', filters.to);
+  if (page !== undefined && page > 1) q.set('page', String(page));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+function row(o: OrderSummary): string {
+  return `<tr data-key="${e(`${o.kind}:${o.id}`)}">
+  <td data-label="Order"><a href="${orderPath(o)}">${e(KIND_NAMES[o.kind] ?? o.kind)} ${e(o.reference || `#${o.id}`)}</a></td>
+  <td class="status-cell" data-label="Status">${statusBadge(o.status)}</td>
+  <td class="num" data-label="Amount">${o.amount ? `${e(o.amount)} ${e(o.currency)}` : '<span class="muted">any amount</span>'}</td>
+  <td data-label="Wallet">${e(o.account_name ?? o.api_id)}</td>
+  <td data-label="Created"><time datetime="${new Date(o.created_at).toISOString()}">${e(when(o.created_at))}</time></td>
+</tr>`;
+}
+
+/** The payments list page. */
+export function renderOrders(base: Base, page: OrderPage, filters: ListFilters): string {
+  const pages = Math.max(1, Math.ceil(page.total / page.page_size));
+  const option = (s: string) => `<option value="${e(s)}"${filters.status === s ? ' selected' : ''}>${e(s.replace(/_/g, ' '))}</option>`;
+  const table = page.orders.length
+    ? `<div class="table-wrap"><table id="orders" class="cards" data-poll="/console/orders.json${e(query(filters, page.page))}">
+  <caption class="visually-hidden">Payments and orders, newest first</caption>
+  <thead><tr><th scope="col">Order</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Wallet</th><th scope="col">Created</th></tr></thead>
+  <tbody>
+${page.orders.map(row).join('\n')}
+  </tbody>
+</table></div>`
+    : '<p class="panel">No payments or orders match.</p>';
+  const nav =
+    pages > 1
+      ? `<nav class="pager" aria-label="Pages">
+  ${page.page > 1 ? `<a href="/console/orders${e(query(filters, page.page - 1))}" rel="prev">Newer</a>` : ''}
+  <span>Page ${page.page} of ${pages}</span>
+  ${page.page < pages ? `<a href="/console/orders${e(query(filters, page.page + 1))}" rel="next">Older</a>` : ''}
+</nav>`
+      : '';
+  const body = `<form method="get" action="/console/orders" class="panel filters" role="search" aria-label="Filter payments">
+  <div class="field">
+    <label for="f-status">Status</label>
+    <select id="f-status" name="status">
+      <option value="">any</option>
+      ${ORDER_LIST_STATUSES.map(option).join('')}
+    </select>
+  </div>
+  <div class="field">
+    <label for="f-from">Created from</label>
+    <input id="f-from" name="from" type="date" value="${e(filters.from ?? '')}">
+  </div>
+  <div class="field">
+    <label for="f-to">Created until</label>
+    <input id="f-to" name="to" type="date" value="${e(filters.to ?? '')}">
+  </div>
+  <button type="submit" class="button secondary">Filter</button>
+</form>
+<p id="live-note" class="hint" role="status" aria-live="polite">${e(String(page.total))} in total. Statuses update by themselves.</p>
+${table}
+${nav}`;
+  return consolePage({ ...base, title: 'Payments', section: 'orders' }, body);
+}
+
+function explorerLink(base: string | null, txid: string): string {
+  if (!base) return `<code class="txid">${e(txid)}</code>`;
+  const href = base.includes('{txid}') ? base.replace('{txid}', txid) : `${base}${txid}`;
+  return `<a href="${e(href)}" rel="noreferrer noopener" target="_blank"><code class="txid">${e(txid)}</code><span class="visually-hidden"> (block explorer, opens a new tab)</span></a>`;
+}
+
+/** The detail page of one order. */
+export function renderOrderDetail(base: Base, o: OrderDetail, opts: { explorer: string | null; refunds: RefundListing[] }): string {
+  const csrf = base.user!.csrf;
+  const coin = o.mode === 'live' ? 'BTC' : 'testBTC';
+  const path = orderPath(o);
+  const transitions = o.transitions.length
+    ? `<div class="table-wrap"><table>
+  <thead><tr><th scope="col">When</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Cause</th></tr></thead>
+  <tbody>
+${o.transitions.map((t) => `<tr><td>${e(when(t.at))}</td><td>${t.from ? statusBadge(t.from) : '<span class="muted">created</span>'}</td><td>${statusBadge(t.to)}</td><td>${e(t.cause.replace(/_/g, ' '))}</td></tr>`).join('\n')}
+  </tbody></table></div>`
+    : '<p>No status change yet.</p>';
+  const refundsByTx = new Map<string, RefundListing[]>();
+  for (const r of opts.refunds) refundsByTx.set(r.refunded_tx_id, [...(refundsByTx.get(r.refunded_tx_id) ?? []), r]);
+  const txs = o.transactions.length
+    ? o.transactions
+        .map((t, i) => {
+          const prefill = o.overpaid !== '0' && i === 0 ? o.overpaid : t.amount;
+          const refunds = refundsByTx.get(t.txid) ?? [];
+          return `<article class="tx" aria-labelledby="tx-${i}">
+  <h3 id="tx-${i}">${e(t.amount)} ${coin}</h3>
+  <dl class="facts">
+    <div class="wide"><dt>Transaction</dt><dd>${explorerLink(opts.explorer, t.txid)}</dd></div>
+    <div><dt>Output</dt><dd>${t.vout}</dd></div>
+    <div><dt>Confirmations</dt><dd class="confirmations">${t.confirmations}${t.state === 'mempool' ? ' (in the mempool)' : ''}</dd></div>
+    <div><dt>First seen</dt><dd>${e(when(t.first_seen_at))}</dd></div>
+  </dl>
+  ${refunds.length ? `<ul class="refunds">${refunds.map((r) => `<li>Refund of ${e(r.refund_amount)} ${coin}: ${statusBadge(r.status)}${r.refund_addr ? ` to <code>${e(r.refund_addr)}</code>` : ' (waiting for the payer\'s address)'}${r.tx_id ? ` in ${explorerLink(opts.explorer, r.tx_id)}` : ''}</li>`).join('')}</ul>` : ''}
+  <form method="post" action="${path}/refund" class="form inline">
+    ${csrfField(csrf)}
+    <input type="hidden" name="tx_id" value="${e(t.txid)}">
+    <input type="hidden" name="idempotency_key" value="${e(newToken(16))}">
+    <div class="field">
+      <label for="refund-${i}">Refund amount (${coin})${o.overpaid !== '0' && i === 0 ? ', prefilled with the overpaid part' : ''}</label>
+      <input id="refund-${i}" name="refund_amount" type="text" inputmode="decimal" required maxlength="20" value="${e(prefill)}">
+    </div>
+    <button type="submit" class="button secondary">Request refund</button>
+  </form>
+</article>`;
+        })
+        .join('\n')
+    : '<p>No transaction to this address yet.</p>';
+  const deliveries = o.deliveries.length
+    ? `<div class="table-wrap"><table id="deliveries">
+  <thead><tr><th scope="col">Event</th><th scope="col">To</th><th scope="col">State</th><th scope="col">Attempts (response codes)</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
+  <tbody>
+${o.deliveries
+  .map(
+    (d) => `<tr data-event="${e(d.event_id)}">
+  <td>${e(d.kind)}${d.status ? ` ${statusBadge(d.status)}` : ''}<br><code class="small">${e(d.event_id)}</code></td>
+  <td class="wrap">${e(d.target)}</td>
+  <td>${e(d.state)}${d.next_attempt_at !== null ? `<br><span class="small">next ${e(when(d.next_attempt_at))}</span>` : ''}</td>
+  <td><ol class="attempts">${d.attempts.map((a) => `<li>${e(when(a.at))}: ${a.http_status !== null ? `HTTP ${a.http_status}` : d.kind === 'email' && !a.error ? 'sent' : 'no answer'}${a.error ? ` <span class="small">(${e(a.error)})</span>` : ''}</li>`).join('') || '<li>none yet</li>'}</ol></td>
+  <td><form method="post" action="${path}/redeliver">${csrfField(csrf)}<input type="hidden" name="event_id" value="${e(d.event_id)}"><button type="submit" class="button secondary small">Redeliver<span class="visually-hidden"> ${e(d.event_id)}</span></button></form></td>
+</tr>`,
+  )
+  .join('\n')}
+  </tbody></table></div>`
+    : '<p>No notifications for this order.</p>';
+  const body = `<section class="panel" aria-labelledby="sum-h">
+  <h2 id="sum-h">${e(KIND_NAMES[o.kind] ?? o.kind)} ${e(o.reference || `#${o.id}`)} ${statusBadge(o.status)}</h2>
+  <dl class="facts">
+    <div><dt>Amount</dt><dd>${o.amount ? `${e(o.amount)} ${e(o.currency)}` : 'any amount'}</dd></div>
+    ${o.crypto_amount ? `<div><dt>Asked</dt><dd>${e(o.crypto_amount)} ${coin}</dd></div>` : ''}
+    <div><dt>Received, confirmed</dt><dd>${e(o.received_confirmed)} ${coin}</dd></div>
+    <div><dt>Received, unconfirmed</dt><dd>${e(o.received_unconfirmed)} ${coin}</dd></div>
+    ${o.overpaid !== '0' ? `<div><dt>Overpaid</dt><dd>${e(o.overpaid)} ${coin}</dd></div>` : ''}
+    <div><dt>Wallet</dt><dd><a href="/console/wallets/${encodeURIComponent(o.api_id)}">${e(o.account_name ?? o.api_id)}</a></dd></div>
+    <div><dt>Created</dt><dd>${e(when(o.created_at))}</dd></div>
+    <div class="wide"><dt>Address</dt><dd><code class="address">${e(o.address)}</code></dd></div>
+  </dl>
+</section>
+<section class="panel" aria-labelledby="tr-h"><h2 id="tr-h">Status changes</h2>${transitions}</section>
+<section class="panel" aria-labelledby="tx-h"><h2 id="tx-h">Transactions</h2>${txs}</section>
+<section class="panel" aria-labelledby="dl-h"><h2 id="dl-h">Notifications</h2>${deliveries}</section>`;
+  return consolePage({ ...base, title: 'Payment detail', section: 'orders' }, body);
+}
