@@ -84,6 +84,9 @@ export class LightWatcher implements ChainFollower {
   /** Address ids a push named, waiting for a pushed poll. */
   private readonly pushed = new Set<bigint>();
   private pushedPollPending = false;
+  /** Pushed addresses whose history could not be settled yet (a block above our headers): asked once more. */
+  private readonly retryPushed = new Set<bigint>();
+  private readonly retriedPushed = new Set<bigint>();
   private readonly addressCache = new Map<bigint, string | null>();
   private readonly idByAddress = new Map<string, bigint>();
 
@@ -153,16 +156,21 @@ export class LightWatcher implements ChainFollower {
   wakeFor(addresses: string[]): void {
     for (const a of addresses) {
       const id = this.idByAddress.get(a);
-      if (id !== undefined) this.pushed.add(id);
+      if (id !== undefined) {
+        this.pushed.add(id);
+        this.retriedPushed.delete(id);
+      }
     }
+    this.schedulePushedPoll();
+  }
+
+  private schedulePushedPoll(): void {
     if (!this.started || this.stopped || this.pushedPollPending) return;
     this.pushedPollPending = true;
     setTimeout(() => {
       this.pushedPollPending = false;
-      if (!this.started || this.stopped) return;
-      const ids = new Set(this.pushed);
-      this.pushed.clear();
-      void this.pollOnce(ids);
+      // The addresses are taken when the poll runs: a scheduled poll under way asks them first meanwhile.
+      if (this.started && !this.stopped) void this.pollOnce('pushed');
     }, 20).unref();
   }
 
@@ -197,10 +205,15 @@ export class LightWatcher implements ChainFollower {
     if (fresh.length > 0) this.wakeFor(fresh);
   }
 
-  /** One poll now; with `only`, a pushed poll: the headers and just those addresses. */
-  async pollOnce(only?: Set<bigint>): Promise<void> {
+  /** One poll now; `pushed`: a pushed poll, the headers and just the addresses pushes named. */
+  async pollOnce(scope?: 'pushed'): Promise<void> {
     while (this.running) await this.running;
     this.running = (async () => {
+      let only: Set<bigint> | undefined;
+      if (scope === 'pushed') {
+        only = new Set(this.pushed);
+        this.pushed.clear();
+      }
       try {
         // Addresses issued by other processes on the same PostgreSQL database (scale-out) join before we ask.
         await this.opts.watched.loadNew(this.opts.store.db);
@@ -219,6 +232,14 @@ export class LightWatcher implements ChainFollower {
         this.polls++;
         if (!only) this.scheduledPolls++;
         this.running = null;
+        if (this.retryPushed.size > 0) {
+          for (const id of this.retryPushed) {
+            this.pushed.add(id);
+            this.retriedPushed.add(id);
+          }
+          this.retryPushed.clear();
+          this.schedulePushedPoll();
+        }
         if (this.touchedThisPoll) {
           this.touchedThisPoll = false;
           for (const listener of this.committedListeners) listener();
@@ -399,8 +420,20 @@ export class LightWatcher implements ChainFollower {
     const { watched, backend } = this.opts;
     const listed = new Set<string>();
     const checked = new Set<bigint>();
-    for (const id of due) {
+    for (let next = 0; ; ) {
       if (this.stopped) return;
+      // Addresses a push named jump the queue of a long scheduled poll: their news is seconds old, the
+      // schedule's is not (a warm round at 5 requests/s can take a minute).
+      let id: bigint;
+      let fromPush = false;
+      const pushed = this.pushed.values().next();
+      if (!pushed.done) {
+        id = pushed.value;
+        fromPush = true;
+        this.pushed.delete(id);
+        if (!watched.scriptsById.has(id)) continue;
+      } else if (next < due.length) id = due[next++]!;
+      else break;
       const script = watched.scriptsById.get(id)!;
       const known = this.statuses.has(id) ? this.statuses.get(id) : undefined;
       const answer = await backend.history(script, known);
@@ -414,6 +447,8 @@ export class LightWatcher implements ChainFollower {
         // Only a history fully processed may be skipped next time its status is unchanged.
         if (complete && backend.kind === 'electrum') this.statuses.set(id, answer.status);
         else this.statuses.delete(id);
+        // A pushed confirmation can name a block our headers do not hold yet: one more look after this poll.
+        if (fromPush && !complete && !this.retriedPushed.has(id)) this.retryPushed.add(id);
         this.histories.set(id, entries);
       }
       for (const e of entries) listed.add(e.txid);
