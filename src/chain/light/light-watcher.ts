@@ -74,12 +74,11 @@ export class LightWatcher implements ChainFollower {
   private serverTip: number | null = null;
   private lastError: string | null = null;
   private coldCursor = 0;
+  private warmCursor = 0;
   private sweep = { cold: 0, swept: 0, hot: 0, warm: 0 };
   private readonly startedAt: number;
   private pushPending = false;
   private syncedHeight: number | null = null;
-  /** Scheduled polls so far (the warm and pushed-address schedule counts these, not pushed polls). */
-  private scheduledPolls = 0;
   private readonly trackTask: PeriodicTask | null = null;
   /** Address ids a push named, waiting for a pushed poll. */
   private readonly pushed = new Set<bigint>();
@@ -230,7 +229,6 @@ export class LightWatcher implements ChainFollower {
       } finally {
         this.lastPollAt = this.opts.clock();
         this.polls++;
-        if (!only) this.scheduledPolls++;
         this.running = null;
         if (this.retryPushed.size > 0) {
           for (const id of this.retryPushed) {
@@ -396,6 +394,7 @@ export class LightWatcher implements ChainFollower {
     const tiers = await addressTiers(this.opts.db, store.chain, this.opts.clock(), tip.height);
     const due: bigint[] = [];
     const cold: bigint[] = [];
+    const warmish: bigint[] = [];
     let hot = 0;
     let warm = 0;
     for (const id of watched.scriptsById.keys()) {
@@ -404,9 +403,16 @@ export class LightWatcher implements ChainFollower {
       if (tier === 'warm') warm++;
       // A hot address the websocket tracks is polled like a warm one: pushes bring its news, polls are the net.
       const covered = tier === 'hot' && push !== undefined && push.isOpen && push.covers(this.addressOf(id) ?? '');
-      if ((tier === 'hot' && !covered) || ((tier === 'warm' || covered) && this.scheduledPolls % warmEvery === 0)) due.push(id);
-      else if (tier === 'cold') cold.push(id);
+      if (tier === 'hot' && !covered) due.push(id);
+      else if (tier === 'warm' || covered) warmish.push(id);
+      else cold.push(id);
     }
+    // Warm addresses a tenth per poll, in a rolling slice: each is asked every `warmEvery` polls, and no poll
+    // carries all of them (at 5 requests/s a round of 200 would hold the hot addresses back for 40 s).
+    const warmPerPoll = Math.ceil(warmish.length / warmEvery);
+    if (this.warmCursor >= warmish.length) this.warmCursor = 0;
+    due.push(...warmish.slice(this.warmCursor, this.warmCursor + warmPerPoll));
+    this.warmCursor += warmPerPoll;
     const perPoll = this.opts.coldPerPoll ?? 1;
     if (this.coldCursor >= cold.length) this.coldCursor = 0;
     due.push(...cold.slice(this.coldCursor, this.coldCursor + perPoll));
