@@ -1,9 +1,9 @@
 // Runs every benchmark, one child process each so none inherits another's heap or JIT state:
-// the chain scan, then the HTTP API. Output passes through; the exit code is the first failure's.
+// the chain scan, the HTTP API, start time, then light mode on an Esplora source (a few minutes). Output passes through; the exit code is the first failure's.
 // Run: node bin/run-ts.js bench/run-all.ts
 import { spawn } from 'node:child_process';
 
-const BENCHMARKS = ['bench/chain-scan.ts', 'bench/api.ts', 'bench/start-time.ts'];
+const BENCHMARKS = ['bench/chain-scan.ts', 'bench/api.ts', 'bench/start-time.ts', 'bench/light-esplora.ts'];
 
 /** Runs `node bin/run-ts.js <file>` with inherited output and resolves to its exit code. */
 function runBenchmark(file: string): Promise<number> {

@@ -216,9 +216,15 @@ export function endpointsFromConfig(config: Config): ChainEndpoints {
     tipCacheMs: config.esploraTipCacheMs,
     budget: { ratePerSecond: config.lightMaxRps, burst: config.lightMaxRps * 4 },
   };
-  const source = (rpcUrl: string | null, electrumUrl: string | null, esploraUrl: string | null): ChainEndpoint | undefined =>
-    rpcUrl ? { rpcUrl } : electrumUrl ? { electrumUrl, ...light } : esploraUrl ? { esploraUrl, ...light } : undefined;
-  const live = source(config.liveRpcUrl, config.liveElectrumUrl, config.liveEsploraUrl);
-  const test = source(config.testRpcUrl, config.testElectrumUrl, config.testEsploraUrl);
+  const source = (rpcUrl: string | null, electrumUrl: string | null, esploraUrl: string | null, esploraWsUrl: string | null): ChainEndpoint | undefined =>
+    rpcUrl
+      ? { rpcUrl }
+      : electrumUrl
+        ? { electrumUrl, ...light }
+        : esploraUrl
+          ? { esploraUrl, ...light, ...(esploraWsUrl ? { esploraWsUrl, wsMaxAddresses: config.esploraWsMaxAddresses } : {}) }
+          : undefined;
+  const live = source(config.liveRpcUrl, config.liveElectrumUrl, config.liveEsploraUrl, config.liveEsploraWsUrl);
+  const test = source(config.testRpcUrl, config.testElectrumUrl, config.testEsploraUrl, config.testEsploraWsUrl);
   return { ...(live ? { live } : {}), ...(test ? { test: { ...test, network: config.testNetwork } } : {}) };
 }

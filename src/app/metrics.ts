@@ -74,6 +74,18 @@ export async function metricsRoutes(app: FastifyInstance, ctx: AppContext): Prom
     return (['hot', 'warm', 'cold'] as const).map((tier) => [{ tier }, num(t[tier])]);
   });
   lightGauge('satgate_chain_cold_sweep_done', 'Cold addresses asked about in the current sweep round', (h) => [[{}, num((h.coldSweep as Record<string, unknown> | undefined)?.done)]]);
+  // mempool.space websocket beside an Esplora source: whether it is open, how many hot addresses it tracks.
+  const pushOf = (h: Record<string, unknown>) => (h.push ?? null) as Record<string, unknown> | null;
+  const pushGauge = (name: string, help: string, read: (p: Record<string, unknown>) => number) =>
+    lightGauge(name, help, (h) => {
+      const p = pushOf(h);
+      return p ? [[{}, read(p)]] : [];
+    });
+  pushGauge('satgate_chain_source_push_connected', '1 when the mempool websocket is open (pushes for tracked hot addresses)', (p) => (p.state === 'open' ? 1 : 0));
+  pushGauge('satgate_chain_source_push_tracked', 'Hot addresses the mempool websocket tracks now', (p) => num(p.tracked));
+  pushGauge('satgate_chain_source_push_over_cap', 'Hot addresses beyond the websocket cap, left to polling', (p) => num(p.overCap));
+  pushGauge('satgate_chain_source_push_messages_total', 'Pushes naming tracked addresses (each only wakes a verified poll)', (p) => num(p.pushes));
+  pushGauge('satgate_chain_source_push_reconnects_total', 'Times the mempool websocket was reopened after a drop', (p) => num(p.reconnects));
 
   new Gauge({
     name: 'satgate_rates_available',

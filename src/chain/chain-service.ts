@@ -10,6 +10,7 @@ import { LightChainSource, RpcChainSource, type ChainFollower, type ChainSource 
 import { LightWatcher } from './light/light-watcher.ts';
 import { ElectrumBackend } from './light/electrum-backend.ts';
 import { EsploraBackend } from './light/esplora-backend.ts';
+import { MempoolSocket } from './light/mempool-socket.ts';
 import { parseElectrumUrl } from './light/electrum-client.ts';
 import { parseProxyUrl } from './light/socks-proxy.ts';
 import type { BudgetOptions } from './light/request-budget.ts';
@@ -45,7 +46,20 @@ interface LightOptions {
 export type ChainEndpoint =
   | { rpcUrl: string; cookieFile?: string; /** Development mode's own regtest node (shown as `devchain`). */ devChain?: boolean }
   | ({ electrumUrl: string } & LightOptions)
-  | ({ esploraUrl: string } & LightOptions);
+  | ({ esploraUrl: string } & EsploraPushOptions & LightOptions);
+
+/** mempool.space's websocket beside an Esplora API (docs/decisions.md: enabled only by its own URL). */
+interface EsploraPushOptions {
+  /** `wss://mempool.space/api/v1/ws`; absent: polling only. */
+  esploraWsUrl?: string | null;
+  /** Addresses tracked at most (lowered by the server's own answer). */
+  wsMaxAddresses?: number;
+  /** How often the tracked list follows the hot addresses (local, no request). */
+  pushTrackMs?: number;
+  /** First reconnect delay of the websocket. */
+  wsBackoffMs?: number;
+  wsMaxBackoffMs?: number;
+}
 
 /** Where each chain is read from; a chain without a source is not followed. */
 export interface ChainEndpoints {
@@ -91,6 +105,7 @@ export class ChainService {
       this.nodes.set(id, { rpc, url: endpoint.rpcUrl });
     } else {
       let backend: LightBackend;
+      let push: MempoolSocket | undefined;
       if ('electrumUrl' in endpoint) {
         backend = new ElectrumBackend({
           endpoint: parseElectrumUrl(endpoint.electrumUrl),
@@ -100,9 +115,26 @@ export class ChainService {
       } else {
         if (endpoint.proxy) throw new Error('SATGATE_PROXY is supported for Electrum servers only (see docs/decisions.md)');
         backend = new EsploraBackend({ url: endpoint.esploraUrl, budget: endpoint.budget, tipCacheMs: endpoint.tipCacheMs });
+        if (endpoint.esploraWsUrl) {
+          push = new MempoolSocket({
+            url: endpoint.esploraWsUrl,
+            maxAddresses: endpoint.wsMaxAddresses ?? 100,
+            log: this.log,
+            backoffMs: endpoint.wsBackoffMs,
+            maxBackoffMs: endpoint.wsMaxBackoffMs,
+          });
+        }
       }
       source = new LightChainSource(backend, this.fallbackFeeRate);
-      watcher = new LightWatcher({ backend, db: this.db, warmEvery: endpoint.warmEvery, coldPerPoll: endpoint.coldPerPoll, ...common });
+      watcher = new LightWatcher({
+        backend,
+        db: this.db,
+        warmEvery: endpoint.warmEvery,
+        coldPerPoll: endpoint.coldPerPoll,
+        push,
+        pushTrackMs: 'esploraUrl' in endpoint ? endpoint.pushTrackMs : undefined,
+        ...common,
+      });
     }
     for (const l of this.listeners) watcher.onChange(l);
     for (const l of this.committedListeners) watcher.onCommitted(l);

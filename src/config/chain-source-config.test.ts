@@ -43,4 +43,18 @@ describe('chain source configuration', () => {
     expect(problems({ SATGATE_LIVE_ESPLORA_URL: 'https://mempool.space/api', SATGATE_PROXY: 'socks5://127.0.0.1:9050' })[0]).toMatch(/Electrum servers only/);
     expect(loadConfig({ SATGATE_LIVE_ELECTRUM_URL: 'tcp://abc.onion:50001', SATGATE_PROXY: 'socks5h://127.0.0.1:9050' }).proxy).toBe('socks5h://127.0.0.1:9050');
   });
+
+  it('mempool.space’s websocket is used only when its URL is set beside an Esplora API, with a configurable address cap', () => {
+    expect(endpointsFromConfig(loadConfig({ SATGATE_LIVE_ESPLORA_URL: 'https://mempool.space/api' })).live).not.toHaveProperty('esploraWsUrl');
+    const c = loadConfig({ SATGATE_LIVE_ESPLORA_URL: 'https://mempool.space/api', SATGATE_LIVE_ESPLORA_WS_URL: 'wss://mempool.space/api/v1/ws' });
+    expect(endpointsFromConfig(c).live).toMatchObject({ esploraUrl: 'https://mempool.space/api', esploraWsUrl: 'wss://mempool.space/api/v1/ws', wsMaxAddresses: 100 });
+    const capped = loadConfig({ SATGATE_TEST_ESPLORA_URL: 'http://127.0.0.1:3000/api', SATGATE_TEST_ESPLORA_WS_URL: 'ws://127.0.0.1:3000/api/v1/ws', SATGATE_ESPLORA_WS_MAX_ADDRESSES: '10' });
+    expect(endpointsFromConfig(capped).test).toMatchObject({ esploraWsUrl: 'ws://127.0.0.1:3000/api/v1/ws', wsMaxAddresses: 10 });
+    expect(problems({ SATGATE_LIVE_ESPLORA_WS_URL: 'wss://mempool.space/api/v1/ws', SATGATE_LIVE_ELECTRUM_URL: 'tcp://127.0.0.1:50001' })).toContain(
+      'SATGATE_LIVE_ESPLORA_WS_URL needs SATGATE_LIVE_ESPLORA_URL (the API it pushes for)',
+    );
+    expect(problems({ SATGATE_TEST_ESPLORA_URL: 'http://127.0.0.1:3000/api', SATGATE_TEST_ESPLORA_WS_URL: 'https://mempool.space/api/v1/ws' })[0]).toMatch(
+      /SATGATE_TEST_ESPLORA_WS_URL must be a URL starting with ws:\/\/ or wss:\/\//,
+    );
+  });
 });

@@ -22,6 +22,11 @@ export interface Config {
   liveEsploraUrl: string | null;
   testElectrumUrl: string | null;
   testEsploraUrl: string | null;
+  /** mempool.space's websocket beside that Esplora API (`wss://mempool.space/api/v1/ws`): pushes for hot addresses. */
+  liveEsploraWsUrl: string | null;
+  testEsploraWsUrl: string | null;
+  /** Addresses tracked on that websocket at most (the server's limit; beyond it, polling). */
+  esploraWsMaxAddresses: number;
   /** SOCKS5 proxy for Electrum connections (Tor), `socks5://host:port`. */
   proxy: string | null;
   /** How long an Esplora tip answer is reused (default 10 s, Esplora's own cache). */
@@ -151,6 +156,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const liveEsploraUrl = url('SATGATE_LIVE_ESPLORA_URL', ['http:', 'https:']);
   const testElectrumUrl = electrumUrl('SATGATE_TEST_ELECTRUM_URL');
   const testEsploraUrl = url('SATGATE_TEST_ESPLORA_URL', ['http:', 'https:']);
+  const liveEsploraWsUrl = url('SATGATE_LIVE_ESPLORA_WS_URL', ['ws:', 'wss:']);
+  const testEsploraWsUrl = url('SATGATE_TEST_ESPLORA_WS_URL', ['ws:', 'wss:']);
+  // The websocket only adds pushes to an Esplora source; alone it is no chain source.
+  if (liveEsploraWsUrl !== null && liveEsploraUrl === null) problems.push('SATGATE_LIVE_ESPLORA_WS_URL needs SATGATE_LIVE_ESPLORA_URL (the API it pushes for)');
+  if (testEsploraWsUrl !== null && testEsploraUrl === null) problems.push('SATGATE_TEST_ESPLORA_WS_URL needs SATGATE_TEST_ESPLORA_URL (the API it pushes for)');
   // Exactly one source per network: two would be two truths.
   for (const [net, names] of [
     ['mainnet', ['SATGATE_LIVE_RPC_URL', 'SATGATE_LIVE_ELECTRUM_URL', 'SATGATE_LIVE_ESPLORA_URL']],
@@ -257,6 +267,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     liveEsploraUrl,
     testElectrumUrl,
     testEsploraUrl,
+    liveEsploraWsUrl,
+    testEsploraWsUrl,
+    esploraWsMaxAddresses: int('SATGATE_ESPLORA_WS_MAX_ADDRESSES', 100, 1, 100_000),
     proxy,
     esploraTipCacheMs: int('SATGATE_ESPLORA_TIP_CACHE_MS', 10_000, 0, 600_000),
     lightMaxRps: int('SATGATE_LIGHT_MAX_RPS', 5, 1, 10_000),

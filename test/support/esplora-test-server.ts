@@ -9,6 +9,7 @@ import { headerFailingPow, phantomTx, ServerThrottle, type LieSettings } from '.
 import { merkleBranch } from '../../src/chain/light/merkle-proof.ts';
 import type { RawTx } from '../../src/bitcoin/raw-tx.ts';
 import { parseBlockHeader } from '../../src/bitcoin/raw-block.ts';
+import { attachMempoolSocket, type MempoolSocketServer } from './mempool-ws-test-server.ts';
 
 export interface EsploraTestServer {
   /** The API root, e.g. `http://127.0.0.1:port/api`. */
@@ -17,10 +18,19 @@ export interface EsploraTestServer {
   throttle: ServerThrottle;
   /** Request paths, in order, for assertions. */
   paths: string[];
+  /** mempool.space's websocket at `/api/v1/ws` (see mempool-ws-test-server.ts). */
+  ws: MempoolSocketServer;
   close(): Promise<void>;
 }
 
-export async function startEsploraTestServer(node: RegtestNode): Promise<EsploraTestServer> {
+export interface EsploraTestServerOptions {
+  /** The websocket's address cap (default 100). */
+  maxTrackedAddresses?: number;
+  /** How often the websocket looks at the chain for news (default 100 ms). */
+  wsPollMs?: number;
+}
+
+export async function startEsploraTestServer(node: RegtestNode, options: EsploraTestServerOptions = {}): Promise<EsploraTestServer> {
   const index = new LightChainIndex(node.rpc);
   await index.refresh();
   const lies: LieSettings = {};
@@ -255,15 +265,22 @@ export async function startEsploraTestServer(node: RegtestNode): Promise<Esplora
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
   const addr = server.address();
   if (!addr || typeof addr === 'string') throw new Error('no address');
+  const ws = attachMempoolSocket(server, `http://127.0.0.1:${addr.port}`, index, txJson, (h) => blockJson(headerAt(h)!), {
+    maxTrackedAddresses: options.maxTrackedAddresses,
+    pollMs: options.wsPollMs,
+  });
   return {
     url: `http://127.0.0.1:${addr.port}/api`,
     lies,
     throttle,
     paths,
-    close: () =>
-      new Promise<void>((r) => {
+    ws,
+    close: async () => {
+      await ws.close();
+      await new Promise<void>((r) => {
         server.close(() => r());
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }

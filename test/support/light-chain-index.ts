@@ -140,6 +140,11 @@ export class LightChainIndex {
     tx.outputs.forEach((o, vout) => this.outputs.set(`${tx.txid}:${vout}`, { sha: scriptSha(o.script), script: o.script, value: o.value }));
   }
 
+  /** Txids of the transactions in the mempool now. */
+  mempoolTxids(): string[] {
+    return [...this.mempool.keys()];
+  }
+
   tipHeight(): number {
     return this.blocks.length - 1;
   }

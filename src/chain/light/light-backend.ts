@@ -32,6 +32,8 @@ export interface LightBackend {
   estimateFee(blocks: number): Promise<bigint | null>;
   /** Called when the server pushes a change (new tip, a script's status); the watcher polls then. */
   onPush(listener: () => void): void;
+  /** Forgets a cached tip so the next question asks the server (a pushed block). */
+  refreshTip?(): void;
   budget(): BudgetStats;
   /** Connection state for /health. */
   connected(): boolean;

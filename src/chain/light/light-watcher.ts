@@ -15,6 +15,8 @@ import { merkleRootFromBranch } from './merkle-proof.ts';
 import { addressTiers, type Tier } from './address-tiers.ts';
 import type { LightBackend } from './light-backend.ts';
 import type { HistoryEntry } from './script-hash.ts';
+import type { MempoolSocket } from './mempool-socket.ts';
+import { addressFromScript } from '../../bitcoin/address.ts';
 
 export interface LightWatcherOptions {
   backend: LightBackend;
@@ -30,6 +32,13 @@ export interface LightWatcherOptions {
   /** Cold addresses asked about per poll, in a rolling sweep (default 1). */
   coldPerPoll?: number;
   nodeSilenceMs?: number;
+  /**
+   * mempool.space's websocket: hot addresses (up to its cap) are tracked there, a push names the addresses
+   * to ask about now, and tracked addresses are polled only every `warmEvery` polls (the safety net).
+   */
+  push?: MempoolSocket;
+  /** How often the tracked list is brought up to date from the database (no server request; default 5 s). */
+  pushTrackMs?: number;
 }
 
 /** A claim a server made that did not verify: logged, shown in /health, ignored. */
@@ -66,6 +75,7 @@ export class LightWatcher implements ChainFollower {
   private serverTip: number | null = null;
   private lastError: string | null = null;
   private coldCursor = 0;
+  private warmCursor = 0;
   private sweep = { cold: 0, swept: 0, hot: 0, warm: 0 };
   private readonly startedAt: number;
   private pushPending = false;
@@ -76,6 +86,15 @@ export class LightWatcher implements ChainFollower {
   private headersLoaded = false;
   /** Lowest height whose stored header no longer matches our chain (null: the stored chain is ours). */
   private unsavedFrom: number | null = null;
+  private readonly trackTask: PeriodicTask | null = null;
+  /** Address ids a push named, waiting for a pushed poll. */
+  private readonly pushed = new Set<bigint>();
+  private pushedPollPending = false;
+  /** Pushed addresses whose history could not be settled yet (a block above our headers): asked once more. */
+  private readonly retryPushed = new Set<bigint>();
+  private readonly retriedPushed = new Set<bigint>();
+  private readonly addressCache = new Map<bigint, string | null>();
+  private readonly idByAddress = new Map<string, bigint>();
 
   constructor(private readonly opts: LightWatcherOptions) {
     this.headers = new HeaderChain(opts.network);
@@ -83,6 +102,19 @@ export class LightWatcher implements ChainFollower {
     this.startedAt = opts.clock();
     // pollOnce never throws (errors go to health), so onError has nothing to add.
     this.task = new PeriodicTask(() => this.pollOnce(), { everyMs: opts.pollMs, onError: () => {} });
+    const push = opts.push;
+    if (push) {
+      this.trackTask = new PeriodicTask(() => this.refreshTracking(), { everyMs: opts.pushTrackMs ?? 5_000, onError: () => {} });
+      // A block: the tip moved (a pushed poll with no address brings the headers, so confirmations count).
+      push.onBlock(() => {
+        opts.backend.refreshTip?.();
+        this.wakeFor([]);
+      });
+      // Never the pushed content: only which addresses to ask the API about, through the verified path.
+      push.onAddresses((addresses) => this.wakeFor(addresses));
+      // After a (re)connect, whatever happened while no push could come is asked for.
+      push.onTracked((addresses) => this.wakeFor(addresses));
+    }
     // A push (new tip, a status changed, a reconnect) polls at once instead of waiting for the timer.
     opts.backend.onPush(() => {
       if (!this.started || this.stopped || this.pushPending) return;
@@ -122,25 +154,88 @@ export class LightWatcher implements ChainFollower {
     }
     this.started = true;
     this.task.start();
+    this.trackTask?.start();
+    this.opts.push?.start();
   }
 
   async stop(): Promise<void> {
     this.started = false;
+    await this.opts.push?.close();
+    await this.trackTask?.stop();
     await this.task.stop();
     await this.running;
   }
 
-  async pollOnce(): Promise<void> {
+  /** The addresses a push named are asked about now (a pushed poll); the rest wait for their schedule. */
+  wakeFor(addresses: string[]): void {
+    for (const a of addresses) {
+      const id = this.idByAddress.get(a);
+      if (id !== undefined) {
+        this.pushed.add(id);
+        this.retriedPushed.delete(id);
+      }
+    }
+    this.schedulePushedPoll();
+  }
+
+  private schedulePushedPoll(): void {
+    if (!this.started || this.stopped || this.pushedPollPending) return;
+    this.pushedPollPending = true;
+    setTimeout(() => {
+      this.pushedPollPending = false;
+      // The addresses are taken when the poll runs: a scheduled poll under way asks them first meanwhile.
+      if (this.started && !this.stopped) void this.pollOnce('pushed');
+    }, 20).unref();
+  }
+
+  private addressOf(id: bigint): string | null {
+    let a = this.addressCache.get(id);
+    if (a === undefined) {
+      const script = this.opts.watched.scriptsById.get(id);
+      a = script ? (addressFromScript(script, this.opts.network) ?? null) : null;
+      this.addressCache.set(id, a);
+      if (a !== null) this.idByAddress.set(a, id);
+    }
+    return a;
+  }
+
+  /** Tells the websocket which hot addresses to track, newest first (a database query, no server request). */
+  private async refreshTracking(): Promise<void> {
+    const push = this.opts.push;
+    const tip = this.headers.tip();
+    if (!push || !tip || this.stopped) return;
+    await this.opts.watched.loadNew(this.opts.store.db);
+    const tiers = await addressTiers(this.opts.db, this.opts.store.chain, this.opts.clock(), tip.height);
+    const hot: bigint[] = [];
+    for (const id of this.opts.watched.scriptsById.keys()) if ((tiers.get(id) ?? 'hot') === 'hot') hot.push(id);
+    hot.sort((a, b) => (a > b ? -1 : a < b ? 1 : 0));
+    const addresses: string[] = [];
+    for (const id of hot) {
+      const a = this.addressOf(id);
+      if (a !== null) addresses.push(a);
+    }
+    // Newly tracked addresses are asked once: a push covers only what happens after tracking starts.
+    const fresh = push.track(addresses);
+    if (fresh.length > 0) this.wakeFor(fresh);
+  }
+
+  /** One poll now; `pushed`: a pushed poll, the headers and just the addresses pushes named. */
+  async pollOnce(scope?: 'pushed'): Promise<void> {
     while (this.running) await this.running;
     this.running = (async () => {
+      let only: Set<bigint> | undefined;
+      if (scope === 'pushed') {
+        only = new Set(this.pushed);
+        this.pushed.clear();
+      }
       try {
         // Addresses issued by other processes on the same PostgreSQL database (scale-out) join before we ask.
         await this.opts.watched.loadNew(this.opts.store.db);
         if (!this.headersLoaded) await this.loadHeaders();
         await this.syncHeaders();
-        await this.syncScripts();
+        await this.syncScripts(only);
         // Caught up to a height only once every due script was asked at it (what the node watcher's tip means).
-        this.syncedHeight = this.headers.tip()?.height ?? null;
+        if (!only) this.syncedHeight = this.headers.tip()?.height ?? null;
         this.lastError = null;
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
@@ -154,6 +249,14 @@ export class LightWatcher implements ChainFollower {
         this.lastPollAt = this.opts.clock();
         this.polls++;
         this.running = null;
+        if (this.retryPushed.size > 0) {
+          for (const id of this.retryPushed) {
+            this.pushed.add(id);
+            this.retriedPushed.add(id);
+          }
+          this.retryPushed.clear();
+          this.schedulePushedPoll();
+        }
         if (this.touchedThisPoll) {
           this.touchedThisPoll = false;
           for (const listener of this.committedListeners) listener();
@@ -191,12 +294,17 @@ export class LightWatcher implements ChainFollower {
       requestsLastMinute: budget.requestsLastMinute,
       refusals: budget.refusals,
       connected: this.opts.backend.connected(),
+      ...(this.opts.push ? { push: { url: this.pushUrl(), ...this.opts.push.stats() } } : {}),
       lastPollAt: this.lastPollAt,
       polls: this.polls,
       lastTipChangeAt: this.lastTipChangeAt,
       stalled,
       error: this.lastError,
     };
+  }
+
+  private pushUrl(): string {
+    return this.opts.push!.url;
   }
 
   private lie(kind: Lie['kind'], detail: string): void {
@@ -365,32 +473,65 @@ export class LightWatcher implements ChainFollower {
 
   // ---- scripts ----
 
-  private async syncScripts(): Promise<void> {
+  private async syncScripts(only?: Set<bigint>): Promise<void> {
     const { watched, store, backend } = this.opts;
     const tip = this.headers.tip();
     if (!tip) return;
+    if (only) {
+      await this.askScripts([...only].filter((id) => watched.scriptsById.has(id)));
+      return;
+    }
+    const push = this.opts.push;
+    const warmEvery = this.opts.warmEvery ?? 10;
     const tiers = await addressTiers(this.opts.db, store.chain, this.opts.clock(), tip.height);
     const due: bigint[] = [];
     const cold: bigint[] = [];
+    const warmish: bigint[] = [];
     let hot = 0;
     let warm = 0;
     for (const id of watched.scriptsById.keys()) {
       const tier: Tier = tiers.get(id) ?? 'hot';
       if (tier === 'hot') hot++;
       if (tier === 'warm') warm++;
-      if (tier === 'hot' || (tier === 'warm' && this.polls % (this.opts.warmEvery ?? 10) === 0)) due.push(id);
-      else if (tier === 'cold') cold.push(id);
+      // A hot address the websocket tracks is polled like a warm one: pushes bring its news, polls are the net.
+      const covered = tier === 'hot' && push !== undefined && push.isOpen && push.covers(this.addressOf(id) ?? '');
+      if (tier === 'hot' && !covered) due.push(id);
+      else if (tier === 'warm' || covered) warmish.push(id);
+      else cold.push(id);
     }
+    // Warm addresses a tenth per poll, in a rolling slice: each is asked every `warmEvery` polls, and no poll
+    // carries all of them (at 5 requests/s a round of 200 would hold the hot addresses back for 40 s).
+    const warmPerPoll = Math.ceil(warmish.length / warmEvery);
+    if (this.warmCursor >= warmish.length) this.warmCursor = 0;
+    due.push(...warmish.slice(this.warmCursor, this.warmCursor + warmPerPoll));
+    this.warmCursor += warmPerPoll;
     const perPoll = this.opts.coldPerPoll ?? 1;
     if (this.coldCursor >= cold.length) this.coldCursor = 0;
     due.push(...cold.slice(this.coldCursor, this.coldCursor + perPoll));
     this.coldCursor += perPoll;
     this.sweep = { hot, warm, cold: cold.length, swept: Math.min(this.coldCursor, cold.length) };
+    await this.askScripts(due);
+  }
 
+  /** Asks the server about these scripts, records what verifies, and withdraws what vanished from them. */
+  private async askScripts(due: bigint[]): Promise<void> {
+    const { watched, backend } = this.opts;
     const listed = new Set<string>();
     const checked = new Set<bigint>();
-    for (const id of due) {
+    for (let next = 0; ; ) {
       if (this.stopped) return;
+      // Addresses a push named jump the queue of a long scheduled poll: their news is seconds old, the
+      // schedule's is not (a warm round at 5 requests/s can take a minute).
+      let id: bigint;
+      let fromPush = false;
+      const pushed = this.pushed.values().next();
+      if (!pushed.done) {
+        id = pushed.value;
+        fromPush = true;
+        this.pushed.delete(id);
+        if (!watched.scriptsById.has(id)) continue;
+      } else if (next < due.length) id = due[next++]!;
+      else break;
       const script = watched.scriptsById.get(id)!;
       const known = this.statuses.has(id) ? this.statuses.get(id) : undefined;
       const answer = await backend.history(script, known);
@@ -404,6 +545,8 @@ export class LightWatcher implements ChainFollower {
         // Only a history fully processed may be skipped next time its status is unchanged.
         if (complete && backend.kind === 'electrum') this.statuses.set(id, answer.status);
         else this.statuses.delete(id);
+        // A pushed confirmation can name a block our headers do not hold yet: one more look after this poll.
+        if (fromPush && !complete && !this.retriedPushed.has(id)) this.retryPushed.add(id);
         this.histories.set(id, entries);
       }
       for (const e of entries) listed.add(e.txid);
