@@ -195,9 +195,9 @@ export function endpointsFromConfig(config: Config): ChainEndpoints {
     tipCacheMs: config.esploraTipCacheMs,
     budget: { ratePerSecond: config.lightMaxRps, burst: config.lightMaxRps * 4 },
   };
-  const source = (rpcUrl: string | null, electrumUrl: string | null, esploraUrl: string | null): ChainEndpoint | undefined =>
-    rpcUrl ? { rpcUrl } : electrumUrl ? { electrumUrl, ...light } : esploraUrl ? { esploraUrl, ...light } : undefined;
-  const live = source(config.liveRpcUrl, config.liveElectrumUrl, config.liveEsploraUrl);
-  const test = source(config.testRpcUrl, config.testElectrumUrl, config.testEsploraUrl);
+  const source = (rpcUrl: string | null, zmqUrl: string | null, electrumUrl: string | null, esploraUrl: string | null): ChainEndpoint | undefined =>
+    rpcUrl ? { rpcUrl, zmqUrl } : electrumUrl ? { electrumUrl, ...light } : esploraUrl ? { esploraUrl, ...light } : undefined;
+  const live = source(config.liveRpcUrl, config.liveZmqUrl, config.liveElectrumUrl, config.liveEsploraUrl);
+  const test = source(config.testRpcUrl, config.testZmqUrl, config.testElectrumUrl, config.testEsploraUrl);
   return { ...(live ? { live } : {}), ...(test ? { test: { ...test, network: config.testNetwork } } : {}) };
 }
