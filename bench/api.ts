@@ -55,6 +55,10 @@ const WARMUP_S = positiveInt('BENCH_WARMUP', 1);
 const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 10);
 /** Baseline change between the start and end of an engine block above which the block is flagged as noisy. */
 const DRIFT_TOLERANCE = 0.15;
+/** Profiling aid: only the scenarios whose names match (and the baselines they divide by); no scale-out rows. */
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
+/** Profiling aid: `sqlite` or `postgres` to bench one engine. */
+const ENGINES = process.env.BENCH_ENGINES?.split(',') ?? null;
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 function positiveInt(name: string, fallback: number): number {
@@ -227,7 +231,7 @@ async function benchEngine(engine: Engine, node: RegtestNode, ratesFile: string,
     });
     const insertBase = (c: number): Scenario => ({ name: INSERT_BASE(c), method: 'POST', url: baseline.insertUrl, connections: c });
     // Each satgate row right after its baseline, so both see the same machine load.
-    const scenarios: Scenario[] = [
+    const all: Scenario[] = [
       { name: BARE, method: 'GET', url: baseline.bareUrl, connections: CONNECTIONS },
       ...SWEEP.flatMap((c) => {
         const pair = [insertBase(c), create(c)];
@@ -250,6 +254,7 @@ async function benchEngine(engine: Engine, node: RegtestNode, ratesFile: string,
       // Measured again last: if it moved, the machine's load changed during the block and the ratios are rough.
       { name: `${BARE} (drift check)`, method: 'GET', url: baseline.bareUrl, connections: CONNECTIONS, vs: BARE },
     ];
+    const scenarios = ONLY ? all.filter((s) => ONLY.test(s.name) || all.some((x) => ONLY.test(x.name) && x.vs === s.name)) : all;
     const byName = new Map<string, number>();
     for (const s of scenarios) {
       process.stdout.write(`  ${engine}: ${s.name} … `);
@@ -327,8 +332,10 @@ async function main(): Promise<void> {
   );
   console.log('service: the real app (createTestApp) with background work started, request logging off, a bcoin regtest node in-process');
 
-  const engines: Engine[] = ['sqlite'];
-  if (await postgresReachable()) engines.push('postgres');
+  const engines: Engine[] = ENGINES?.includes('postgres') && !ENGINES.includes('sqlite') ? [] : ['sqlite'];
+  if (ENGINES && !ENGINES.includes('postgres')) {
+    // one engine asked for
+  } else if (await postgresReachable()) engines.push('postgres');
   else console.log(`NOTICE: PostgreSQL at ${new URL(PG_URL).host} is not reachable; skipping it (set BENCH_DATABASE_URL)`);
 
   const node = await startRegtestNode({ blocks: 10 });
@@ -336,7 +343,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   try {
     for (const engine of engines) await benchEngine(engine, node, ratesFile, rows);
-    if (engines.includes('postgres')) rows.push(...(await benchScaleOut(PG_URL, node, ratesFile)));
+    if (engines.includes('postgres') && !ONLY) rows.push(...(await benchScaleOut(PG_URL, node, ratesFile)));
   } finally {
     await node.stop();
   }

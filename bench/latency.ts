@@ -3,7 +3,7 @@
 // row no longer `unpaid`, which is what GET /api/v1/payment/:ref answers) and (b) its signed webhook
 // (signature verified) arriving at a local merchant server. Reported as p50/p95/p99 in milliseconds and in
 // units of the poll interval, at 250 ms and 1 s polling, with the node's push events off (polling only)
-// and on (bcoin's websocket wakes the watcher).
+// and on (bcoin's websocket, or Bitcoin Core's ZMQ protocol from a ZMTP publisher fed by the same node).
 // Run: node bin/run-ts.js bench/latency.ts   (env: BENCH_LATENCY_PAYMENTS, default 200)
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,17 +13,23 @@ import { writeRatesFile } from '../test/support/rates-file.ts';
 import { startRegtestNode, type RegtestNode } from '../src/devchain/regtest-node.ts';
 import { generateNewWallet } from '../src/bitcoin/new-wallet.ts';
 import { verifyWebhookSignature } from '../src/notify/webhook-signature.ts';
+import { relayRegtest, ZmqTestPublisher } from '../test/support/zmq-publisher.ts';
 
 const PAYMENTS = Number(process.env.BENCH_LATENCY_PAYMENTS ?? 200);
-const CONFIGS: { pollMs: number; push: boolean }[] = [
-  { pollMs: 250, push: false },
-  { pollMs: 1000, push: false },
-  { pollMs: 250, push: true },
-  { pollMs: 1000, push: true },
+/** off: polling only; bcoin: bcoin's websocket; zmq: Bitcoin Core's ZMQ protocol (test publisher fed by the node). */
+type Push = 'off' | 'bcoin' | 'zmq';
+const CONFIGS: { pollMs: number; push: Push }[] = [
+  { pollMs: 250, push: 'off' },
+  { pollMs: 1000, push: 'off' },
+  { pollMs: 250, push: 'bcoin' },
+  { pollMs: 1000, push: 'bcoin' },
+  { pollMs: 1000, push: 'zmq' },
 ];
 
 interface Pending {
   sentAt: number;
+  /** When the node announced the transaction in its mempool (bcoin validates after sendrawtransaction returns). */
+  acceptedAt?: number;
   statusAt?: number;
   webhookAt?: number;
 }
@@ -39,7 +45,10 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function runConfig(node: RegtestNode, ratesFile: string, pollMs: number, push: boolean) {
+/** When the node accepted each transaction into its mempool, by txid. */
+const acceptedAt = new Map<string, number>();
+
+async function runConfig(node: RegtestNode, zmqUrl: string, ratesFile: string, pollMs: number, push: Push) {
   const byRef = new Map<string, Pending>();
   let secret = '';
   let badSignatures = 0;
@@ -59,8 +68,8 @@ async function runConfig(node: RegtestNode, ratesFile: string, pollMs: number, p
   await new Promise<void>((r) => merchant.listen(0, '127.0.0.1', r));
   const notifyUrl = `http://127.0.0.1:${(merchant.address() as AddressInfo).port}/hook`;
   const t = await createTestApp('sqlite', {
-    env: { SATGATE_RATES_FILE: ratesFile, SATGATE_POLL_MS: String(pollMs), SATGATE_NODE_PUSH: push ? '1' : '0', SATGATE_ALLOW_PRIVATE_WEBHOOKS: '1' },
-    chains: { test: { rpcUrl: node.rpcUrl, network: 'regtest' } },
+    env: { SATGATE_RATES_FILE: ratesFile, SATGATE_POLL_MS: String(pollMs), SATGATE_NODE_PUSH: push === 'off' ? '0' : '1', SATGATE_ALLOW_PRIVATE_WEBHOOKS: '1' },
+    chains: { test: { rpcUrl: node.rpcUrl, network: 'regtest', ...(push === 'zmq' ? { zmqUrl } : {}) } },
     start: true,
   });
   try {
@@ -101,10 +110,11 @@ async function runConfig(node: RegtestNode, ratesFile: string, pollMs: number, p
     for (const c of created) {
       await new Promise((r) => setTimeout(r, Math.random() * pollMs * 1.5));
       const pending: Pending = { sentAt: 0 };
-      await node.payMany([{ script: scripts.get(c.address)!, amount: c.sats }], (at) => {
+      const paid = await node.payMany([{ script: scripts.get(c.address)!, amount: c.sats }], (at) => {
         pending.sentAt = at;
         byRef.set(c.reference, pending);
       });
+      pending.acceptedAt = acceptedAt.get(paid.txid);
     }
     const deadline = performance.now() + 30_000 + pollMs * 5;
     while (performance.now() < deadline && [...byRef.values()].some((p) => p.statusAt === undefined || p.webhookAt === undefined)) {
@@ -115,7 +125,11 @@ async function runConfig(node: RegtestNode, ratesFile: string, pollMs: number, p
     const all = [...byRef.values()];
     const toStatus = all.filter((p) => p.statusAt !== undefined).map((p) => p.statusAt! - p.sentAt).sort((a, b) => a - b);
     const toHook = all.filter((p) => p.webhookAt !== undefined).map((p) => p.webhookAt! - p.sentAt).sort((a, b) => a - b);
-    return { pollMs, push, sent: all.length, toStatus, toHook, badSignatures };
+    const accepted = all.filter((p) => p.acceptedAt !== undefined);
+    const toAccept = accepted.map((p) => p.acceptedAt! - p.sentAt).sort((a, b) => a - b);
+    const acceptToStatus = accepted.filter((p) => p.statusAt !== undefined).map((p) => p.statusAt! - p.acceptedAt!).sort((a, b) => a - b);
+    const acceptToHook = accepted.filter((p) => p.webhookAt !== undefined).map((p) => p.webhookAt! - p.acceptedAt!).sort((a, b) => a - b);
+    return { pollMs, push, sent: all.length, toStatus, toHook, toAccept, acceptToStatus, acceptToHook, badSignatures };
   } finally {
     await t.close();
     await new Promise((r) => merchant.close(r));
@@ -128,12 +142,16 @@ async function main(): Promise<void> {
   console.log(`machine: ${cpu.length} CPUs (${cpu[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}`);
   console.log(`${PAYMENTS} payments per configuration, each sent after a random pause of 0 to 1.5 poll intervals; SQLite; bcoin regtest node in-process`);
   const node = await startRegtestNode();
+  const zmq = await ZmqTestPublisher.start();
+  relayRegtest(zmq, node);
+  node.onMempoolTx((txid) => acceptedAt.set(txid, performance.now()));
   const ratesFile = writeRatesFile();
   const rows: string[][] = [];
+  const nodeRows: string[][] = [];
   try {
     for (const c of CONFIGS) {
-      process.stdout.write(`  poll ${c.pollMs} ms, push ${c.push ? 'on' : 'off'} … `);
-      const r = await runConfig(node, ratesFile, c.pollMs, c.push);
+      process.stdout.write(`  poll ${c.pollMs} ms, push ${c.push} … `);
+      const r = await runConfig(node, zmq.url, ratesFile, c.pollMs, c.push);
       // Confirm what was sent so the payer's coins stay plentiful and the next block starts clean.
       await node.mine(1);
       const fmt = (xs: number[], q: number) => {
@@ -142,7 +160,7 @@ async function main(): Promise<void> {
       };
       rows.push([
         `${c.pollMs} ms`,
-        c.push ? 'on' : 'off',
+        c.push,
         `${r.toStatus.length}/${r.sent}`,
         fmt(r.toStatus, 0.5),
         fmt(r.toStatus, 0.95),
@@ -152,19 +170,39 @@ async function main(): Promise<void> {
         fmt(r.toHook, 0.95),
         fmt(r.toHook, 0.99),
       ]);
+      const ms = (xs: number[], q: number) => `${quantile(xs, q).toFixed(0)} ms`;
+      nodeRows.push([
+        `${c.pollMs} ms`,
+        c.push,
+        ms(r.toAccept, 0.5),
+        ms(r.toAccept, 0.95),
+        ms(r.acceptToStatus, 0.5),
+        ms(r.acceptToStatus, 0.95),
+        ms(r.acceptToStatus, 0.99),
+        ms(r.acceptToHook, 0.5),
+        ms(r.acceptToHook, 0.95),
+        ms(r.acceptToHook, 0.99),
+      ]);
       console.log(`done${r.badSignatures > 0 ? ` (${r.badSignatures} webhooks with a bad signature)` : ''}`);
     }
   } finally {
     await node.stop();
+    await zmq.close();
   }
-  const head = ['poll', 'push', 'seen', 'status p50', 'status p95', 'status p99', 'hooks', 'webhook p50', 'webhook p95', 'webhook p99'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  const table = (head: string[], body: string[][]) => {
+    const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
+    const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+    console.log(line(head));
+    console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+    for (const r of body) console.log(line(r));
+  };
   console.log('');
-  console.log(line(head));
-  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const r of rows) console.log(line(r));
+  table(['poll', 'push', 'seen', 'status p50', 'status p95', 'status p99', 'hooks', 'webhook p50', 'webhook p95', 'webhook p99'], rows);
   console.log('Latency from sendrawtransaction returning; in brackets, in units of the poll interval.');
+  console.log('');
+  table(['poll', 'push', 'node accepts p50', 'node accepts p95', 'status p50', 'status p95', 'status p99', 'webhook p50', 'webhook p95', 'webhook p99'], nodeRows);
+  console.log("The same split at the node's mempool acceptance: bcoin answers sendrawtransaction before it validates, so");
+  console.log("'node accepts' is the node's own share (Bitcoin Core answers after validating); the rest is from acceptance on.");
 }
 
 await main();

@@ -216,15 +216,21 @@ export function endpointsFromConfig(config: Config): ChainEndpoints {
     tipCacheMs: config.esploraTipCacheMs,
     budget: { ratePerSecond: config.lightMaxRps, burst: config.lightMaxRps * 4 },
   };
-  const source = (rpcUrl: string | null, electrumUrl: string | null, esploraUrl: string | null, esploraWsUrl: string | null): ChainEndpoint | undefined =>
+  const source = (
+    rpcUrl: string | null,
+    zmqUrl: string | null,
+    electrumUrl: string | null,
+    esploraUrl: string | null,
+    esploraWsUrl: string | null,
+  ): ChainEndpoint | undefined =>
     rpcUrl
-      ? { rpcUrl }
+      ? { rpcUrl, zmqUrl }
       : electrumUrl
         ? { electrumUrl, ...light }
         : esploraUrl
           ? { esploraUrl, ...light, ...(esploraWsUrl ? { esploraWsUrl, wsMaxAddresses: config.esploraWsMaxAddresses } : {}) }
           : undefined;
-  const live = source(config.liveRpcUrl, config.liveElectrumUrl, config.liveEsploraUrl, config.liveEsploraWsUrl);
-  const test = source(config.testRpcUrl, config.testElectrumUrl, config.testEsploraUrl, config.testEsploraWsUrl);
+  const live = source(config.liveRpcUrl, config.liveZmqUrl, config.liveElectrumUrl, config.liveEsploraUrl, config.liveEsploraWsUrl);
+  const test = source(config.testRpcUrl, config.testZmqUrl, config.testElectrumUrl, config.testEsploraUrl, config.testEsploraWsUrl);
   return { ...(live ? { live } : {}), ...(test ? { test: { ...test, network: config.testNetwork } } : {}) };
 }

@@ -1,7 +1,8 @@
 // Push hints from a bcoin node (issue 16): bcoin's HTTP server speaks bsock (socket.io-style events over a
 // WebSocket) and announces each new mempool transaction ('tx') and each block connected or disconnected.
-// They are used only as wake-up calls: the watcher then polls at once, so what it records is still what
-// the RPC answers, and the timer keeps polling as the safety net if the socket is down or misses an event.
+// A transaction event carries the transaction's bytes: the watcher records it at once when it touches a
+// watched script (see ChainWatcher.pushTx). A block event is a wake-up call: the watcher polls at once. The
+// timer keeps polling as the safety net if the socket is down or misses an event.
 import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 
@@ -24,12 +25,17 @@ export interface PushSubscription {
   close(): void;
 }
 
+/** What a push subscription reports: a transaction's bytes, or that the chain changed. */
+export interface PushHandlers {
+  tx(raw: Uint8Array): void;
+  block(): void;
+}
+
 /**
- * Subscribes to a bcoin node's chain and mempool events at its RPC URL (the same host, port and API key);
- * `hint` is called for each. bsock reconnects by itself; each (re)connection authenticates and
- * subscribes again.
+ * Subscribes to a bcoin node's chain and mempool events at its RPC URL (the same host, port and API key).
+ * bsock reconnects by itself; each (re)connection authenticates and subscribes again.
  */
-export function subscribeBcoin(rpcUrl: string, hint: (what: 'tx' | 'block') => void, log: Pick<Logger, 'debug' | 'warn'>): PushSubscription {
+export function subscribeBcoin(rpcUrl: string, on: PushHandlers, log: Pick<Logger, 'debug' | 'warn'>): PushSubscription {
   const url = new URL(rpcUrl);
   const apiKey = decodeURIComponent(url.password);
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
@@ -50,9 +56,12 @@ export function subscribeBcoin(rpcUrl: string, hint: (what: 'tx' | 'block') => v
     })();
   });
   socket.on('error', (err) => log.debug({ err: err.message }, 'node event socket error; it reconnects, polling meanwhile'));
-  socket.bind('tx', () => hint('tx'));
-  socket.bind('chain connect', () => hint('block'));
-  socket.bind('chain disconnect', () => hint('block'));
+  socket.bind('tx', (raw) => {
+    if (raw instanceof Uint8Array) on.tx(raw);
+    else on.block(); // not the bytes expected: at least poll
+  });
+  socket.bind('chain connect', () => on.block());
+  socket.bind('chain disconnect', () => on.block());
   socket.connect(port, url.hostname, url.protocol === 'https:');
   return { close: () => socket.destroy() };
 }

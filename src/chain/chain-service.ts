@@ -19,6 +19,7 @@ import { WatchedSet, type WatchedAddress } from './watched-set.ts';
 import type { ChainId } from './chain-id.ts';
 import type { ChainChangeListener } from './chain-events.ts';
 import { subscribeBcoin, type PushSubscription } from './bcoin-push.ts';
+import { subscribeZmq } from './zmq-subscriber.ts';
 
 /** One followed chain: its source, what it watches and the watcher. */
 export interface FollowedChain {
@@ -44,7 +45,14 @@ interface LightOptions {
 
 /** Where one chain is read from: exactly one of a node's RPC, an Electrum server or an Esplora API. */
 export type ChainEndpoint =
-  | { rpcUrl: string; cookieFile?: string; /** Development mode's own regtest node (shown as `devchain`). */ devChain?: boolean }
+  | {
+      rpcUrl: string;
+      cookieFile?: string;
+      /** Development mode's own regtest node (shown as `devchain`). */
+      devChain?: boolean;
+      /** Bitcoin Core's ZMQ publisher of `rawtx` and `hashblock`. */
+      zmqUrl?: string | null;
+    }
   | ({ electrumUrl: string } & LightOptions)
   | ({ esploraUrl: string } & EsploraPushOptions & LightOptions);
 
@@ -75,7 +83,7 @@ export class ChainService {
   private readonly pushes: PushSubscription[] = [];
   private pushWanted = true;
   /** Each node-RPC chain's client and URL with its credentials (the push subscription authenticates with them). */
-  private readonly nodes = new Map<ChainId, { rpc: RpcClient; url: string }>();
+  private readonly nodes = new Map<ChainId, { rpc: RpcClient; url: string; zmqUrl: string | null; watcher: ChainWatcher }>();
 
   constructor(
     private readonly db: Db,
@@ -101,8 +109,9 @@ export class ChainService {
     if ('rpcUrl' in endpoint) {
       const rpc = new RpcClient({ url: endpoint.rpcUrl, cookieFile: endpoint.cookieFile, fallbackFeeRate: this.fallbackFeeRate, timeoutMs: 30_000 });
       source = new RpcChainSource(rpc);
-      watcher = new ChainWatcher({ rpc, ...common, sourceLabel: endpoint.devChain ? 'devchain' : 'rpc' });
-      this.nodes.set(id, { rpc, url: endpoint.rpcUrl });
+      const nodeWatcher = new ChainWatcher({ rpc, ...common, sourceLabel: endpoint.devChain ? 'devchain' : 'rpc' });
+      watcher = nodeWatcher;
+      this.nodes.set(id, { rpc, url: endpoint.rpcUrl, zmqUrl: endpoint.zmqUrl ?? null, watcher: nodeWatcher });
     } else {
       let backend: LightBackend;
       let push: MempoolSocket | undefined;
@@ -195,17 +204,32 @@ export class ChainService {
   }
 
   /**
-   * bcoin announces transactions and blocks over its websocket: each one wakes the watcher. Bitcoin Core's
-   * ZMQ is not used (no npm ZMQ library installs without a native build or binary download; see
-   * docs/performance.md), so on Core the watcher polls only.
+   * Subscribes to the node's own announcements. With a ZMQ URL (Bitcoin Core's `-zmqpubrawtx` and
+   * `-zmqpubhashblock`), through our ZMTP subscriber; otherwise, when the node is bcoin, through its websocket.
+   * Either way a transaction's bytes go to the watcher (recorded at once when they pay a watched script) and
+   * a block wakes it; the timer keeps polling as the safety net.
    */
   private async subscribe(c: FollowedChain): Promise<void> {
     const node = this.nodes.get(c.id);
     if (!node) return; // light sources: Electrum subscriptions and polling (see chain/light/)
+    const on = { tx: (raw: Uint8Array) => void node.watcher.pushTx(raw), block: () => node.watcher.wake() };
+    if (node.zmqUrl) {
+      this.pushes.push(
+        subscribeZmq({
+          url: node.zmqUrl,
+          topics: ['rawtx', 'hashblock'],
+          onMessage: (m) => (m.topic === 'rawtx' ? on.tx(m.body) : on.block()),
+          // Announcements sent while the connection was down are lost: look once.
+          onReconnect: on.block,
+          log: this.log,
+        }),
+      );
+      return;
+    }
     try {
       const info = await node.rpc.call<{ subversion?: string }>('getnetworkinfo');
       if (!/bcoin/i.test(info.subversion ?? '')) return;
-      this.pushes.push(subscribeBcoin(node.url, () => c.watcher.wake(), this.log));
+      this.pushes.push(subscribeBcoin(node.url, on, this.log));
     } catch (err) {
       this.log.debug({ chain: c.id, err: err instanceof Error ? err.message : String(err) }, 'node events unavailable; polling only');
     }

@@ -6,7 +6,7 @@ import type { RpcClient } from './rpc-client.ts';
 import type { ChainStore } from './chain-store.ts';
 import type { WatchedSet } from './watched-set.ts';
 import type { ChainChange, ChainChangeCause, ChainChangeListener } from './chain-events.ts';
-import { recordMatchedTx, type TxPlace } from './tx-recorder.ts';
+import { matchTx, recordMatchedTx, type TxPlace } from './tx-recorder.ts';
 import type { ChainFollower } from './chain-source.ts';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
@@ -71,7 +71,7 @@ export class ChainWatcher implements ChainFollower {
   constructor(private readonly opts: WatcherOptions) {
     this.startedAt = opts.clock();
     // pollOnce never throws (errors go to health), so onError has nothing to add.
-    this.task = new PeriodicTask(() => this.pollOnce(), { everyMs: opts.pollMs, onError: () => {} });
+    this.task = new PeriodicTask(() => this.pollOnce(), { everyMs: opts.pollMs, fromStart: true, onError: () => {} });
   }
 
   private get stopped(): boolean {
@@ -113,8 +113,7 @@ export class ChainWatcher implements ChainFollower {
    * then polls afresh.
    */
   async pollOnce(): Promise<void> {
-    while (this.running) await this.running;
-    this.running = (async () => {
+    await this.exclusive(async () => {
       try {
         // Addresses other processes issued since the last poll (several API processes on one database).
         await this.opts.watched.loadNew(this.opts.store.db);
@@ -122,18 +121,58 @@ export class ChainWatcher implements ChainFollower {
         await this.syncMempool();
         this.lastError = null;
       } catch (err) {
-        this.lastError = err instanceof Error ? err.message : String(err);
-        this.opts.log.warn({ chain: this.opts.store.chain, err: this.lastError }, 'chain poll failed; will retry');
-        // The in-memory outpoints may hold entries of a rolled-back transaction; reload from the truth.
-        this.opts.watched.outpoints.clear();
-        await this.opts.watched.load(this.opts.store.db).catch(() => {});
+        await this.recoverFrom(err);
       } finally {
         this.lastPollAt = this.opts.clock();
         this.polls++;
-        this.running = null;
       }
-    })();
+    });
+  }
+
+  /**
+   * A transaction the node pushed with its bytes (bcoin's websocket `tx`, Bitcoin Core's ZMQ `rawtx`): when it
+   * pays a watched script or spends a watched output it is recorded at once as a mempool sighting, without
+   * the poll's round trips (tip, mempool list, the transaction itself), which were most of a push's latency.
+   * The bytes come from the node the polls ask, so the record is the same one a poll would make; a later
+   * block sighting upgrades it and the polls' mempool check withdraws it if it leaves the mempool unmined.
+   * One that matches nothing is left alone: a poll still looks at it (it may pay an address another process
+   * issued and this one has not loaded yet). Never throws.
+   */
+  async pushTx(raw: Uint8Array): Promise<void> {
+    if (this.stopped) return;
+    let tx: RawTx;
+    try {
+      tx = parseTransaction(raw);
+    } catch (err) {
+      this.opts.log.debug({ chain: this.opts.store.chain, err: err instanceof Error ? err.message : String(err) }, 'unreadable pushed transaction ignored');
+      return;
+    }
+    if (this.seenMempool.has(tx.txid) || !matchTx(this.opts.watched, tx)) return;
+    await this.exclusive(async () => {
+      if (this.stopped || this.seenMempool.has(tx.txid)) return;
+      try {
+        await this.recordMempoolTx(tx);
+      } catch (err) {
+        await this.recoverFrom(err);
+      }
+    });
+  }
+
+  /** Runs `work` when no poll or pushed transaction is being processed (they share the in-memory state). */
+  private async exclusive(work: () => Promise<void>): Promise<void> {
+    while (this.running) await this.running.catch(() => {});
+    this.running = work().finally(() => {
+      this.running = null;
+    });
     return this.running;
+  }
+
+  private async recoverFrom(err: unknown): Promise<void> {
+    this.lastError = err instanceof Error ? err.message : String(err);
+    this.opts.log.warn({ chain: this.opts.store.chain, err: this.lastError }, 'chain poll failed; will retry');
+    // The in-memory outpoints may hold entries of a rolled-back transaction; reload from the truth.
+    this.opts.watched.outpoints.clear();
+    await this.opts.watched.load(this.opts.store.db).catch(() => {});
   }
 
   /** Health for GET /health: stalled when the node is silent or the tip stops moving for too long. */
@@ -272,37 +311,51 @@ export class ChainWatcher implements ChainFollower {
     for (const txid of mempool) {
       if (this.seenMempool.has(txid) || this.stopped) continue;
       const raw = await rpc.getRawTransaction(txid);
-      this.seenMempool.add(txid);
-      if (!raw) continue;
-      const tx = parseTransaction(raw);
-      const added: Array<[string, bigint]> = [];
-      try {
-        await this.changeTx(async (trx) => {
-          const now = this.opts.clock();
-          const touched = new Set<bigint>();
-          if (await this.recordTx(trx, tx, { mempool: true }, now, touched, added)) {
-            await this.emit(trx, 'mempool', touched, this.tipHeight ?? 0, now);
-          }
-        });
-      } catch (err) {
-        for (const [key] of added) this.opts.watched.outpoints.delete(key);
-        this.seenMempool.delete(txid);
-        throw err;
+      if (!raw) {
+        this.seenMempool.add(txid);
+        continue;
       }
+      await this.recordMempoolTx(parseTransaction(raw));
     }
 
     // A transaction we hold as waiting that the node no longer has, unmined: replaced or evicted. Only
-    // judged when no block arrived meanwhile, since a block empties the mempool of what it confirms.
-    if ((await rpc.getBestBlockHash()) !== tipBefore) return;
+    // judged when no block arrived meanwhile, since a block empties the mempool of what it confirms (asked
+    // only when something looks gone: one round trip less on the usual poll).
     const waiting = await store.mempoolTxs();
     const gone = [...waiting].filter(([txid]) => !mempool.has(txid)).map(([, id]) => id);
     if (gone.length === 0) return;
+    if ((await rpc.getBestBlockHash()) !== tipBefore) return;
     await this.changeTx(async (trx) => {
       const now = this.opts.clock();
       const touched = await store.withdraw(trx, gone, 'left the mempool unmined (replaced, evicted or reorganised out)', now);
       await this.emit(trx, 'withdrawn', touched, this.tipHeight ?? 0, now);
     });
     this.opts.log.info({ chain: store.chain, count: gone.length }, 'transactions withdrawn: they left the mempool unmined');
+  }
+
+  /**
+   * Records one mempool transaction when it touches a watched script or outpoint, in its own database
+   * transaction; one that touches nothing opens none. Marks it seen either way once done.
+   */
+  private async recordMempoolTx(tx: RawTx): Promise<void> {
+    if (!matchTx(this.opts.watched, tx)) {
+      this.seenMempool.add(tx.txid);
+      return;
+    }
+    const added: Array<[string, bigint]> = [];
+    try {
+      await this.changeTx(async (trx) => {
+        const now = this.opts.clock();
+        const touched = new Set<bigint>();
+        if (await this.recordTx(trx, tx, { mempool: true }, now, touched, added)) {
+          await this.emit(trx, 'mempool', touched, this.tipHeight ?? 0, now);
+        }
+      });
+    } catch (err) {
+      for (const [key] of added) this.opts.watched.outpoints.delete(key);
+      throw err;
+    }
+    this.seenMempool.add(tx.txid);
   }
 
   private async emit(trx: Trx, cause: ChainChangeCause, addressIds: Set<bigint>, tipHeight: number, now: number): Promise<void> {

@@ -14,6 +14,16 @@ function configError(env: NodeJS.ProcessEnv): ConfigError {
 }
 
 describe('loadConfig', () => {
+  it('takes a ZeroMQ endpoint beside a node RPC URL, and refuses one that is malformed or has no node', () => {
+    const c = loadConfig({ SATGATE_TEST_RPC_URL: 'http://u:p@127.0.0.1:18443/', SATGATE_TEST_ZMQ_URL: 'tcp://127.0.0.1:28332' });
+    expect(c.testZmqUrl).toBe('tcp://127.0.0.1:28332');
+    expect(c.liveZmqUrl).toBeNull();
+    expect(configError({ SATGATE_LIVE_ZMQ_URL: 'tcp://127.0.0.1:28332' }).problems[0]).toMatch(/SATGATE_LIVE_ZMQ_URL needs SATGATE_LIVE_RPC_URL/);
+    expect(configError({ SATGATE_TEST_RPC_URL: 'http://127.0.0.1:18443/', SATGATE_TEST_ZMQ_URL: 'http://127.0.0.1:28332' }).problems[0]).toMatch(
+      /^SATGATE_TEST_ZMQ_URL: .* is not a ZeroMQ TCP endpoint/,
+    );
+  });
+
   it('an empty environment gives the documented defaults', () => {
     const c = loadConfig({});
     expect(c.port).toBe(8080);

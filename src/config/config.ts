@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { isIP } from 'node:net';
 import { PROVIDER_NAMES } from './rate-provider-names.ts';
 import { parseElectrumUrl } from './electrum-url.ts';
+import { parseZmqUrl } from './zmq-url.ts';
 
 /** Test networks a sandbox node may run on. */
 export type TestNetwork = 'testnet4' | 'signet' | 'regtest';
@@ -16,6 +17,9 @@ export interface Config {
   masterKeyFile: string;
   liveRpcUrl: string | null;
   testRpcUrl: string | null;
+  /** Bitcoin Core's ZMQ publisher (`tcp://host:port`, publishing `rawtx` and `hashblock`) beside the RPC URL. */
+  liveZmqUrl: string | null;
+  testZmqUrl: string | null;
   testNetwork: TestNetwork;
   /** Light mode: an Electrum server (`tcp://`, `ssl://`, `?fingerprint=`) or an Esplora API root per network. */
   liveElectrumUrl: string | null;
@@ -36,7 +40,7 @@ export interface Config {
   /** True when no chain source is configured and the service runs its own regtest node. */
   devChain: boolean;
   pollMs: number;
-  /** Wake the watcher on the node's own events where it offers them (bcoin's websocket); polling stays on. */
+  /** Wake the watcher on the node's own events where it offers them (bcoin's websocket, Core's ZMQ); polling stays on. */
   nodePush: boolean;
   rateIntervalMs: number;
   rateProviders: string[] | null;
@@ -245,6 +249,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const autoMigrateRaw = str('SATGATE_AUTO_MIGRATE');
   if (autoMigrateRaw !== null && !['0', '1', 'true', 'false'].includes(autoMigrateRaw)) problems.push('SATGATE_AUTO_MIGRATE must be 1 or 0');
   const autoMigrate = autoMigrateRaw === null ? databaseUrl === null : autoMigrateRaw === '1' || autoMigrateRaw === 'true';
+  const zmqUrl = (name: string, rpcUrl: string | null, rpcName: string): string | null => {
+    const v = str(name);
+    if (v === null) return null;
+    try {
+      parseZmqUrl(v);
+    } catch (err) {
+      problems.push(`${name}: ${(err as Error).message}`);
+      return null;
+    }
+    if (rpcUrl === null) problems.push(`${name} needs ${rpcName}: ZeroMQ notifications come from the node the watcher reads`);
+    return v;
+  };
+  const liveZmqUrl = zmqUrl('SATGATE_LIVE_ZMQ_URL', liveRpcUrl, 'SATGATE_LIVE_RPC_URL');
+  const testZmqUrl = zmqUrl('SATGATE_TEST_ZMQ_URL', testRpcUrl, 'SATGATE_TEST_RPC_URL');
   const nodePush = str('SATGATE_NODE_PUSH');
   if (nodePush !== null && !['0', '1', 'true', 'false'].includes(nodePush)) problems.push('SATGATE_NODE_PUSH must be 1 or 0');
 
@@ -262,6 +280,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     masterKeyFile,
     liveRpcUrl,
     testRpcUrl,
+    liveZmqUrl,
+    testZmqUrl,
     testNetwork,
     liveElectrumUrl,
     liveEsploraUrl,

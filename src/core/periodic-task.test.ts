@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PeriodicTask } from './periodic-task.ts';
 
 describe('periodic task', () => {
@@ -31,5 +31,35 @@ describe('periodic task', () => {
     expect(overlapped).toBe(false);
     expect(errors).toHaveLength(1);
     expect(task.stopping).toBe(true);
+  });
+
+  describe('with fromStart', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('starts runs every everyMs counted from the previous start, and back to back when a run takes longer', async () => {
+      vi.useFakeTimers();
+      const starts: number[] = [];
+      let runMs = 300;
+      const task = new PeriodicTask(
+        async () => {
+          starts.push(Date.now());
+          await new Promise((r) => setTimeout(r, runMs));
+        },
+        { everyMs: 1000, fromStart: true, onError: () => {} },
+      );
+      const t0 = Date.now();
+      task.start();
+      await vi.advanceTimersByTimeAsync(2500);
+      runMs = 1500; // longer than the interval: the next run starts as soon as this one ends
+      await vi.advanceTimersByTimeAsync(4000);
+      const stopped = task.stop();
+      await vi.advanceTimersByTimeAsync(1500);
+      await stopped;
+      // 300 ms runs at 0, 1000, 2000, 3000; then 1500 ms runs back to back (the fake clock's setTimeout(0)
+      // is 1 ms), where counting from the end would have started them 1000 ms after each end.
+      expect(starts.map((s) => s - t0)).toEqual([0, 1000, 2000, 3000, 4501, 6002]);
+    });
   });
 });

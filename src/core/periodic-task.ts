@@ -3,8 +3,14 @@
 
 /** Options of a {@link PeriodicTask}. */
 export interface PeriodicTaskOptions {
-  /** Pause between the end of one run and the start of the next. */
+  /** Pause between the end of one run and the start of the next (see `fromStart`). */
   everyMs: number;
+  /**
+   * Measure `everyMs` from the start of the previous run instead of its end, so runs begin every `everyMs`
+   * whatever a run takes (back to back when a run takes longer). The chain watcher uses it: detection waits
+   * for the next poll, and a poll's own duration added to every interval showed up in the latency's tail.
+   */
+  fromStart?: boolean;
   /** Delay before the first run after start() (default 0: at once). */
   firstDelayMs?: number;
   /** Called with whatever a run threw; the loop continues. */
@@ -37,6 +43,7 @@ export class PeriodicTask {
       if (this.stopRequested) return;
       this.timer = null;
       this.wokenDuringRun = false;
+      const startedAt = Date.now();
       this.current = this.run()
         .then(
           () => undefined,
@@ -44,7 +51,9 @@ export class PeriodicTask {
         )
         .finally(() => {
           this.current = null;
-          if (!this.stopRequested) this.timer = setTimeout(loop, this.wokenDuringRun ? 0 : this.opts.everyMs);
+          if (this.stopRequested) return;
+          const pause = this.opts.fromStart ? Math.max(0, this.opts.everyMs - (Date.now() - startedAt)) : this.opts.everyMs;
+          this.timer = setTimeout(loop, this.wokenDuringRun ? 0 : pause);
         });
     };
     this.loop = loop;

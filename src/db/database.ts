@@ -20,6 +20,13 @@ export interface Db {
    * only (see sqlite-statements.ts). Callers fall back to `kysely` when it is absent.
    */
   reader?: SqliteReader;
+  /**
+   * PostgreSQL only: a hand-written hot read as a named prepared statement, parsed and planned once per
+   * pooled connection and afterwards only bound and executed (Kysely sends every query unnamed, so the
+   * server parses and plans it each time, and building it costs the client as much again). `text` uses
+   * $1-style parameters; each `name` must always go with the same text. Callers fall back to `kysely`.
+   */
+  pgNamed?<T>(name: string, text: string, values: unknown[]): Promise<T[]>;
   /** Cheap round trip for health checks. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -75,6 +82,7 @@ export function openDb(target: DbTarget): Db {
   return {
     engine: 'postgres',
     kysely,
+    pgNamed: async <T>(name: string, text: string, values: unknown[]) => (await pool.query({ name, text, values })).rows as T[],
     ping: async () => {
       await sql`select 1`.execute(kysely);
     },

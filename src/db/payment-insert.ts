@@ -7,6 +7,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db } from './database.ts';
 import type { PaymentsTable } from './schema.ts';
+import { currentFence } from './fencing.ts';
 
 /** Everything the statement writes, computed before it runs. */
 export interface OneStatementPayment {
@@ -39,7 +40,7 @@ export type OneStatementResult = Selectable<PaymentsTable> & {
 export async function insertPaymentFromPool(db: Db, p: OneStatementPayment): Promise<OneStatementResult | undefined> {
   if (db.engine !== 'postgres') throw new Error('insertPaymentFromPool is PostgreSQL only');
   const now = BigInt(p.now);
-  const { rows } = await sql<OneStatementResult>`
+  const query = sql<OneStatementResult>`
     with claimed as (
       delete from address_pool where id = (
         select id from address_pool where wallet_id = ${p.walletId} and script_type = ${p.scriptType}
@@ -69,6 +70,14 @@ export async function insertPaymentFromPool(db: Db, p: OneStatementPayment): Pro
       select id, null, 'unpaid', 'created', ${now}::bigint from pay)
     select pay.*, addr.address as issued_address, addr.script_hex as issued_script_hex, addr.derivation_index as issued_index,
            (select max(derivation_index) from addresses where wallet_id = ${p.walletId} and first_funded_at is not null) as last_funded
-    from pay, addr`.execute(db.kysely);
+    from pay, addr`;
+  // A named prepared statement: the server parses and plans this CTE once per connection instead of on every
+  // creation (its text is the same each time; only the parameters differ). Fenced singleton work never creates
+  // payments, but if it did it would go through Kysely, whose connection checks the fence.
+  if (db.pgNamed && !currentFence()) {
+    const compiled = query.compile(db.kysely);
+    return (await db.pgNamed<OneStatementResult>('satgate_payment_insert', compiled.sql, [...compiled.parameters]))[0];
+  }
+  const { rows } = await query.execute(db.kysely);
   return rows[0];
 }

@@ -39,10 +39,14 @@ interface BcoinFullNode {
   on(event: 'error', listener: (err: Error) => void): void;
   close(): Promise<void>;
   getCoinsByAddress(addrs: BcoinAddress[]): Promise<BcoinCoin[]>;
-  chain: { height: number };
+  chain: {
+    height: number;
+    on(event: 'connect', listener: (entry: { rhash(): string }, block: { txs: Array<{ toRaw(): Buffer }> }) => void): void;
+  };
   mempool: BcoinMempool;
 }
 interface BcoinMempool {
+  on(event: 'tx', listener: (tx: { txid(): string; toRaw(): Buffer }) => void): void;
   lastFlush: number;
   map: Map<string, unknown>;
   cache: { sync(hash: string): void; flush(): Promise<void>; db: { binding: { iterator(options: Record<string, unknown>): unknown } } };
@@ -185,6 +189,19 @@ export class RegtestNode {
     this.payerScript = p2wpkh(secp256k1.getPublicKey(this.privateKey, true)).script;
     this.payerAddress = bcoin.Address.fromScript(bcoin.Script.fromRaw(Buffer.from(this.payerScript)));
     node.on('error', (err) => this.nodeErrors.push(err.message));
+  }
+
+  /**
+   * Calls `listener` with each transaction's id as the node accepts it into its mempool (bcoin answers
+   * sendrawtransaction before validating: the latency benchmark separates the node's share from satgate's).
+   */
+  onMempoolTx(listener: (txid: string, raw: Uint8Array) => void): void {
+    this.node.mempool.on('tx', (tx) => listener(tx.txid(), tx.toRaw()));
+  }
+
+  /** Calls `listener` with each block the node connects: its hash and its transactions' bytes. */
+  onBlockConnected(listener: (hash: string, txs: Uint8Array[]) => void): void {
+    this.node.chain.on('connect', (entry, block) => listener(entry.rhash(), block.txs.map((tx) => tx.toRaw())));
   }
 
   /** bcoin's regtest address string for a script (for bcoin RPCs such as generatetoaddress). */

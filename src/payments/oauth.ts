@@ -11,6 +11,12 @@ import { constantTimeEqual, hashToken, newToken } from '../security/tokens.ts';
 import { ensureWebhookSecret, newWebhookSecret } from './webhook-secrets.ts';
 import type { BearerCheck } from '../http/oauth-bearer.ts';
 
+// The two lookups of every creation, as the query builder writes them, for PostgreSQL's named statements.
+const BEARER_SQL_PG =
+  'select t.client_id, t.expires_at, c.revoked_at from oauth_tokens t join oauth_clients c on c.id = t.client_id where t.token_hash = $1';
+const WALLET_FOR_SQL_PG =
+  'select w.*, b.client_id as bound_client from wallets w left join oauth_client_wallets b on b.wallet_id = w.id and b.client_id = $1 where w.api_id = $2';
+
 /** Lifetime of an access token, seconds (DESIGN.md section 7: 1 h). */
 export const TOKEN_LIFETIME_SECONDS = 3600;
 
@@ -95,12 +101,16 @@ export class OAuthClients {
     const m = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header ?? '');
     if (!header) return { ok: false, reason: 'missing' };
     if (!m) return { ok: false, reason: 'invalid' };
-    const row = await this.db.kysely
-      .selectFrom('oauth_tokens as t')
-      .innerJoin('oauth_clients as c', 'c.id', 't.client_id')
-      .select(['t.client_id', 't.expires_at', 'c.revoked_at'])
-      .where('t.token_hash', '=', hashToken(m[1]!))
-      .executeTakeFirst();
+    const hash = hashToken(m[1]!);
+    // On PostgreSQL a named prepared statement (every authenticated request runs it; see Db.pgNamed).
+    const row = this.db.pgNamed
+      ? (await this.db.pgNamed<{ client_id: bigint; expires_at: bigint; revoked_at: bigint | null }>('satgate_bearer_check', BEARER_SQL_PG, [hash]))[0]
+      : await this.db.kysely
+          .selectFrom('oauth_tokens as t')
+          .innerJoin('oauth_clients as c', 'c.id', 't.client_id')
+          .select(['t.client_id', 't.expires_at', 'c.revoked_at'])
+          .where('t.token_hash', '=', hash)
+          .executeTakeFirst();
     if (!row || row.revoked_at !== null) return { ok: false, reason: 'invalid' };
     if (Number(row.expires_at) <= this.clock()) return { ok: false, reason: 'expired' };
     return { ok: true, clientRowId: row.client_id };
@@ -111,13 +121,15 @@ export class OAuthClients {
    * asked for them one by one); undefined when no wallet has that API ID.
    */
   async walletFor(clientRowId: bigint, apiId: string): Promise<{ wallet: Selectable<WalletsTable>; bound: boolean } | undefined> {
-    const row = await this.db.kysely
-      .selectFrom('wallets as w')
-      .leftJoin('oauth_client_wallets as b', (join) => join.onRef('b.wallet_id', '=', 'w.id').on('b.client_id', '=', clientRowId))
-      .selectAll('w')
-      .select('b.client_id as bound_client')
-      .where('w.api_id', '=', apiId)
-      .executeTakeFirst();
+    const row = this.db.pgNamed
+      ? (await this.db.pgNamed<Selectable<WalletsTable> & { bound_client: bigint | null }>('satgate_wallet_for', WALLET_FOR_SQL_PG, [clientRowId, apiId]))[0]
+      : await this.db.kysely
+          .selectFrom('wallets as w')
+          .leftJoin('oauth_client_wallets as b', (join) => join.onRef('b.wallet_id', '=', 'w.id').on('b.client_id', '=', clientRowId))
+          .selectAll('w')
+          .select('b.client_id as bound_client')
+          .where('w.api_id', '=', apiId)
+          .executeTakeFirst();
     if (!row) return undefined;
     const { bound_client, ...wallet } = row;
     return { wallet, bound: bound_client !== null };

@@ -69,6 +69,7 @@ type StatusRow = PaymentRow & { wallet_api_id: string; wallet_account_name: stri
 const STATUS_SQL =
   'select p.*, w.api_id as wallet_api_id, w.account_name as wallet_account_name, a.address as payment_address ' +
   'from payments p join wallets w on w.id = p.wallet_id join addresses a on a.id = p.address_id where p.reference = ?';
+const STATUS_SQL_PG = STATUS_SQL.replace('?', '$1');
 
 const notFound = (reference: string) => new ProblemError('not-found', `No payment with reference ${JSON.stringify(reference)}.`);
 
@@ -254,10 +255,13 @@ export class PaymentService {
     const { db, clock, machine } = this.deps;
     // One round trip for the hot path (status polling): the payment with its wallet's and address's fields.
     // On SQLite it is written by hand on the read-only connection (a statement prepared once, no query
-    // building, committed data only): about a third of the query builder's cost per read.
+    // building, committed data only): about a third of the query builder's cost per read. On PostgreSQL it is
+    // a named prepared statement: no query building here, no parsing and planning on the server per read.
     const joined = db.reader
       ? db.reader.get<StatusRow>(STATUS_SQL, [reference])
-      : await db.kysely
+      : db.pgNamed
+        ? (await db.pgNamed<StatusRow>('satgate_status_read', STATUS_SQL_PG, [reference]))[0]
+        : await db.kysely
           .selectFrom('payments as p')
           .innerJoin('wallets as w', 'w.id', 'p.wallet_id')
           .innerJoin('addresses as a', 'a.id', 'p.address_id')
@@ -266,8 +270,10 @@ export class PaymentService {
           .where('p.reference', '=', reference)
           .executeTakeFirst();
     if (!joined) return undefined;
-    const { wallet_api_id, wallet_account_name, payment_address, ...payment } = joined;
-    let row: PaymentRow = payment;
+    const { wallet_api_id, wallet_account_name, payment_address } = joined;
+    // The joined row serves as the payment row as it is (its three extra fields are never read from it): copying
+    // ~30 columns out with a rest pattern cost about 10 µs per status read.
+    let row: PaymentRow = joined;
     const now = clock();
     if (row.status === 'unpaid' && now >= Number(row.monitor_until)) {
       const id = row.id;
