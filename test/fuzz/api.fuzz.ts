@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEngines } from '../support/test-db.ts';
 import { databaseDigest } from '../support/db-digest.ts';
 import { rawRequest } from '../support/raw-http.ts';
-import { acceptedValid, badRequests, checkAnswer, withPlaceholders, type BadRequest } from './bad-input.ts';
+import { acceptedValid, badRequests, checkAnswer, shapeOf, withPlaceholders, type BadRequest } from './bad-input.ts';
 import { startFuzzTarget, type FuzzTarget } from './fixture.ts';
 
 const REGRESSIONS = fileURLToPath(new URL('./regressions.json', import.meta.url));
@@ -33,10 +33,14 @@ describe.each(testEngines())('fuzzed bad input on %s', (engine) => {
     const started = Date.now();
     let count = 0;
     let accepted = 0;
+    /** Answers by error shape and status, to show where the cases landed (401s would mean auth stopped them). */
+    const statuses: Record<string, number> = {};
     const property = fc.asyncProperty(arb, async (req: BadRequest) => {
       count++;
       const before = await databaseDigest(target.t.testDb.db);
       const res = await rawRequest(target.port, req.method, req.path, { headers: req.headers, ...(req.body === undefined ? {} : { body: req.body }) });
+      const bucket = `${shapeOf(req.path)} ${res.status}`;
+      statuses[bucket] = (statuses[bucket] ?? 0) + 1;
       checkAnswer(req, res);
       // A case the documented schema accepts and the route answered 2xx was a valid request: it may store.
       if (acceptedValid(req, res)) {
@@ -47,7 +51,7 @@ describe.each(testEngines())('fuzzed bad input on %s', (engine) => {
     });
     const result = await fc.check(property, { numRuns: RUNS, seed: SEED, endOnFailure: false });
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    process.stdout.write(`fuzz ${engine}: ${count} requests (${RUNS} cases + shrinking) (${accepted} valid by the schema and accepted) over ${target.routes.length} routes of tags ${target.tags.join(', ')} in ${seconds} s, seed ${SEED}\n`);
+    process.stdout.write(`fuzz ${engine}: ${count} requests (${RUNS} cases + shrinking) (${accepted} valid by the schema and accepted) over ${target.routes.length} routes of tags ${target.tags.join(', ')} in ${seconds} s, seed ${SEED}; answers ${JSON.stringify(statuses)}\n`);
     if (result.failed && result.counterexample) {
       const shrunk = withPlaceholders(result.counterexample[0] as BadRequest, target.values);
       const stored = JSON.parse(readFileSync(REGRESSIONS, 'utf8')) as BadRequest[];
