@@ -243,6 +243,26 @@ describe.each(testEngines())('Greenfield API on %s', (engine) => {
     expect((await gf(t.app, own, 'GET', '/api/v1/api-keys/current')).statusCode).toBe(401);
   });
 
+  it('a method no route has, or a URL that is not valid percent-encoding, answers {code, message} under Greenfield paths', async () => {
+    const method = await gf(t.app, keyA, 'PUT', '/api/v1/server/info');
+    expect(method.statusCode).toBe(404);
+    expect(method.json()).toEqual({ code: 'not-found', message: expect.any(String) });
+    const url = await gf(t.app, keyA, 'GET', '/api/v1/stores/%zz');
+    expect(url.statusCode).toBe(400);
+    expect(url.json()).toEqual({ code: 'malformed-url', message: expect.any(String) });
+    // Our own payment API beside them keeps problem details.
+    expect((await t.app.inject({ method: 'PUT', url: '/api/v1/payment/request' })).headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+
+  it('replacing an invoice\'s metadata without the metadata field is 422 and leaves the metadata as it was', async () => {
+    const inv = (await gf(t.app, keyA, 'POST', `/api/v1/stores/${storeA}/invoices`, { amount: '5', metadata: { orderId: 'keep-me' } })).json();
+    const res = await gf(t.app, keyA, 'PUT', `/api/v1/stores/${storeA}/invoices/${inv.id}`, {});
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual([{ path: 'metadata', message: 'is required' }]);
+    const after = await gf(t.app, keyA, 'GET', `/api/v1/stores/${storeA}/invoices/${inv.id}`);
+    expect(after.json().metadata).toEqual({ orderId: 'keep-me' });
+  });
+
   it('the OpenAPI document lists the Greenfield routes under their own tag, with the key as their security', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json();
     for (const [path, method] of [

@@ -284,7 +284,10 @@ export class GreenfieldInvoices {
   async updateMetadata(storeId: string, invoiceId: string, body: JsonValue | undefined): Promise<InvoiceView> {
     const before = await this.get(storeId, invoiceId);
     const m = isJsonObject(body) ? body.metadata : undefined;
-    if (!isJsonObject(body) || (m !== undefined && m !== null && !isJsonObject(m))) {
+    // metadata is required (the document says so, the PHP client always sends it): a body without it is a
+    // mistake, not a request to clear the metadata (null does that).
+    if (isJsonObject(body) && m === undefined) throw new GreenfieldValidationError([{ path: 'metadata', message: 'is required' }]);
+    if (!isJsonObject(body) || (m !== null && !isJsonObject(m))) {
       throw new GreenfieldValidationError([{ path: isJsonObject(body) ? 'metadata' : '', message: 'must be a JSON object' }]);
     }
     const metadata = isJsonObject(m) ? m : {};

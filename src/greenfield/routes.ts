@@ -11,6 +11,8 @@ import { keyOfHeader } from './auth.ts';
 import type { Greenfield } from './greenfield.ts';
 import type { InvoiceListQuery } from './invoices.ts';
 import { S } from './schemas.ts';
+import { renderNotFoundPage } from '../pages/payment-page.ts';
+import { PAGE_SECURITY_HEADERS } from '../pages/page-headers.ts';
 
 const TAGS = ['Greenfield'];
 const SECURITY = [{ greenfieldToken: [] }];
@@ -27,7 +29,10 @@ export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Pr
     { schema: { summary: 'Checkout link of a Greenfield invoice: redirects to its hosted payment page', tags: TAGS } },
     async (request, reply) => {
       const row = await gf.invoices.referenceOf(request.params.invoiceId);
-      if (row === undefined) return reply.status(404).type('text/plain; charset=utf-8').send('No such invoice.');
+      // Unknown: the hosted page's own "not found" page (HTML, like the page the link would have led to).
+      if (row === undefined) {
+        return reply.status(404).headers(PAGE_SECURITY_HEADERS).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(renderNotFoundPage());
+      }
       return reply.redirect(`/pay/${encodeURIComponent(row)}`, 302);
     },
   );

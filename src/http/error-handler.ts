@@ -56,6 +56,9 @@ export function installErrorHandling(app: FastifyInstance, opts: { publicUrl: st
         error_description: `no endpoint at ${request.method} ${request.url.split('?')[0]}; the token endpoint is POST /oauth/token`,
       });
     }
+    if (isGreenfieldPath(request.url)) {
+      return reply.status(404).header('cache-control', 'no-store').type('application/json').send({ code: 'not-found', message: `No operation at ${request.method} ${request.url.split('?')[0]}.` });
+    }
     if (request.url.startsWith('/api/')) {
       return sendProblem(reply, 'no-such-operation', `No operation at ${request.method} ${request.url.split('?')[0]}.`);
     }
@@ -67,6 +70,14 @@ function formatOf(request: FastifyRequest): ErrorFormat {
   const configured = request.routeOptions?.config?.errorFormat;
   if (configured) return configured;
   return formatOfPath(request.url);
+}
+
+/**
+ * The BTCPay Greenfield API's paths (src/greenfield): a client there reads `{code, message}`, also for a method
+ * no route has or a URL no route could take, so those answers leave problem details for the payment API alone.
+ */
+export function isGreenfieldPath(url: string): boolean {
+  return /^\/api\/v1\/(stores|api-keys|server)(\/|\?|$)/.test(url);
 }
 
 /** The error format of a path no route has claimed yet: the payment API under /api/, else the wallet envelope. */
@@ -83,6 +94,9 @@ export function frameworkErrorHandler(opts: { publicUrl: string }) {
     const detail =
       error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is longer than any valid value' : 'the path is not valid percent-encoding';
     if (request.url.startsWith('/oauth/')) return writeTokenError(reply, detail);
+    if (isGreenfieldPath(request.url)) {
+      return reply.status(400).header('cache-control', 'no-store').type('application/json').send({ code: 'malformed-url', message: `The URL is malformed: ${detail}.` });
+    }
     if (formatOfPath(request.url) === 'problem') {
       return writeProblem(reply, 'malformed-url', problemType('malformed-url', opts.publicUrl), `The URL is malformed: ${detail}.`);
     }
@@ -123,7 +137,10 @@ export function clientErrorHandler(opts: { publicUrl: string }) {
       status = 400;
       body = { return: '201', status: 'Wrong or missing argument: the request is not valid HTTP' };
     }
-    if (path.startsWith('/api/')) {
+    if (isGreenfieldPath(path)) {
+      const code = status === 431 ? 'headers-too-large' : status === 404 ? 'not-found' : status === 408 ? 'request-timeout' : 'bad-request';
+      body = { code, message: String(body.status).replace(/^Wrong or missing argument: /, '') };
+    } else if (path.startsWith('/api/')) {
       const name: ProblemName = status === 431 ? 'headers-too-large' : status === 404 ? 'no-such-operation' : 'malformed-body';
       type = 'application/problem+json';
       body = { type: problemType(name, opts.publicUrl), title: PROBLEMS[name].title, status: status === 408 ? 408 : PROBLEMS[name].status, detail: String(body.status).replace(/^Wrong or missing argument: /, '') };

@@ -7,12 +7,16 @@ import { createClient, customRequest, tokenFor } from '../support/payment-api.ts
 import { startRegtestNode, type RegtestNode } from '../support/regtest-node.ts';
 import { generateNewWallet } from '../../src/bitcoin/new-wallet.ts';
 import type { Engine } from '../../src/db/database.ts';
-import { routesOf, type Fixture, type Route } from './bad-input.ts';
+import { gf, greenfieldKey } from '../support/greenfield.ts';
+import { POLICIES } from '../../src/greenfield/permissions.ts';
+import { routesOf, tagsOf, type Fixture, type Route } from './bad-input.ts';
 
 export interface FuzzTarget {
   t: TestApp;
   port: number;
   routes: Route[];
+  /** Every tag of the OpenAPI document (all fuzzed). */
+  tags: string[];
   fixture: Fixture;
   /** Fixture values by placeholder name, for storing and replaying cases. */
   values: Record<string, string>;
@@ -38,8 +42,19 @@ export async function startFuzzTarget(engine: Engine): Promise<FuzzTarget> {
   const created = await t.app.inject({ method: 'POST', url: '/api/v1/payment/request', headers: { authorization: `Bearer ${token}` }, payload: request });
   const reference = created.json().payment_reference as string;
   if (!apiId || !address || !reference) throw new Error(`fuzz fixture incomplete: ${created.body}`);
+  // Greenfield: a key with every permission on the wallet's store, so requests reach validation; an invoice and a
+  // webhook (and its first delivery, if one was queued) to name in paths.
+  const gfKey = await greenfieldKey(t.ctx, apiId, Object.values(POLICIES));
+  const invoice = await gf(t.app, gfKey, 'POST', `/api/v1/stores/${apiId}/invoices`, { amount: '10', currency: 'USD', metadata: { orderId: 'fuzz-1' } });
+  const invoiceId = invoice.json().id as string;
+  const hook = await gf(t.app, gfKey, 'POST', `/api/v1/stores/${apiId}/webhooks`, { url: 'https://example.com/hook' });
+  const webhookId = hook.json().id as string;
+  await gf(t.app, gfKey, 'POST', `/api/v1/stores/${apiId}/invoices`, { amount: '11', currency: 'USD' });
+  const deliveries = await gf(t.app, gfKey, 'GET', `/api/v1/stores/${apiId}/webhooks/${webhookId}/deliveries`);
+  const deliveryId = ((deliveries.json() as { id: string }[])[0]?.id ?? 'none') as string;
+  if (!invoiceId || !webhookId) throw new Error(`Greenfield fuzz fixture incomplete: ${invoice.body} ${hook.body}`);
   await t.ctx.stopBackground();
-  const values = { pub, api_id: apiId, address, token, client_id: client.client_id, client_secret: client.client_secret, reference };
+  const values = { pub, api_id: apiId, address, token, client_id: client.client_id, client_secret: client.client_secret, reference, gf_key: gfKey, invoice_id: invoiceId, webhook_id: webhookId };
   const fixture: Fixture = {
     bodies: {
       'POST /add_pub': { pub, account_name: 'shop' },
@@ -49,13 +64,25 @@ export async function startFuzzTarget(engine: Engine): Promise<FuzzTarget> {
       'POST /oauth/token': { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret },
     },
     headers: { 'POST /api/v1/payment/request': { authorization: `Bearer ${token}` } },
-    params: { pub, public_key: pub, address, payment_reference: reference, from: 'usd', to: 'btc', amount: '10', date: '01-15-2024' },
+    params: { storeId: apiId, invoiceId, webhookId, deliveryId, pub, public_key: pub, address, payment_reference: reference, from: 'usd', to: 'btc', amount: '10', date: '01-15-2024' },
   };
-  const routes = routesOf(t.app.swagger() as Parameters<typeof routesOf>[0]);
+  const doc = t.app.swagger() as Parameters<typeof routesOf>[0];
+  const routes = routesOf(doc);
+  const gfAuth = { authorization: `token ${gfKey}` };
+  for (const r of routes) if (r.tags.includes('Greenfield') && r.path.startsWith('/api/v1/')) fixture.headers[`${r.method} ${r.path}`] = gfAuth;
+  Object.assign(fixture.bodies, {
+    'POST /api/v1/stores/:storeId/invoices': { amount: '10', currency: 'USD', metadata: { orderId: 'fuzz-2' }, checkout: { speedPolicy: 'MediumSpeed' } },
+    'PUT /api/v1/stores/:storeId/invoices/:invoiceId': { metadata: { orderId: 'fuzz-1', note: 'x' } },
+    'POST /api/v1/stores/:storeId/invoices/:invoiceId/status': { status: 'Invalid' },
+    'POST /api/v1/stores/:storeId/webhooks': { url: 'https://example.com/hook2', enabled: true, secret: 's3cret' },
+    'PUT /api/v1/stores/:storeId/webhooks/:webhookId': { url: 'https://example.com/hook', enabled: false },
+    'POST /api/v1/stores/:storeId/pull-payments': { name: 'refund', amount: '1', currency: 'USD' },
+  });
   return {
     t,
     port,
     routes,
+    tags: tagsOf(doc),
     fixture,
     values,
     close: async () => {
