@@ -229,18 +229,21 @@ export class RegtestNode {
   /**
    * sendrawtransaction, then wait until the transaction is in the mempool: bcoin answers the
    * call before validating and drops a rejected transaction silently (only logging an error).
+   * Only an error naming this transaction (bcoin's "Verification failure: ... hash=<txid>") is its
+   * rejection: the node also reports unrelated errors, such as a client's websocket closed by a crash.
    */
   async sendAndWait(hex: string, timeoutMs = 5_000, onSent?: (at: number) => void): Promise<string> {
     const errorsBefore = this.nodeErrors.length;
     const txid = await this.rpc.sendRawTransaction(hex);
     onSent?.(performance.now());
+    const rejection = () => this.nodeErrors.slice(errorsBefore).filter((e) => e.includes(txid));
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if ((await this.rpc.getRawMempool()).includes(txid)) return txid;
-      if (this.nodeErrors.length > errorsBefore) break;
+      if (rejection().length > 0) break;
       await new Promise((r) => setTimeout(r, 10));
     }
-    const reason = this.nodeErrors.slice(errorsBefore).join('; ') || 'timed out';
+    const reason = rejection().join('; ') || 'timed out';
     throw new Error(`node did not accept ${txid} into its mempool: ${reason}`);
   }
 
