@@ -270,6 +270,8 @@ describe.each(testEngines())('satgate on %s killed with SIGKILL at random moment
           if (counts.failedRestarts > 5) throw err;
         }
       }
+      // A long run shows it is alive (CI logs).
+      if (counts.kills % 25 === 0) process.stderr.write(`crash suite (${engine}): ${counts.kills}/${KILLS} SIGKILLs, ${Math.round((Date.now() - started) / 1000)} s\n`);
     }
     stop = true;
     await workload;
