@@ -308,15 +308,24 @@ describe.each(testEngines())('satgate on %s killed with SIGKILL at random moment
       // The chain's truth: every output paying a watched script, confirmed or in the mempool.
       const byScript = new Map(watched.map((w) => [w.script, w]));
       const outputs: Array<{ txid: string; vout: number; script: string; value: bigint; confirmed: boolean }> = [];
+      const confirmedTxids = new Set<string>();
       for (let h = 0; h <= tip; h++) {
         for (const tx of parseBlock(await node.rpc.getRawBlock(await node.rpc.getBlockHash(h))).txs) {
+          confirmedTxids.add(tx.txid);
           tx.outputs.forEach((o, vout) => {
             const script = Buffer.from(o.script).toString('hex');
             if (byScript.has(script)) outputs.push({ txid: tx.txid, vout, script, value: o.value, confirmed: true });
           });
         }
       }
+      // bcoin 1.0.2's mempool can go on listing a transaction a block confirmed while it was validating it (a
+      // 200-kill run found 17): it is confirmed, once. satgate counted them once; the truth must too.
+      let staleMempool = 0;
       for (const txid of await node.rpc.getRawMempool()) {
+        if (confirmedTxids.has(txid)) {
+          staleMempool++;
+          continue;
+        }
         const tx = parseTransaction((await node.rpc.getRawTransaction(txid))!);
         tx.outputs.forEach((o, vout) => {
           const script = Buffer.from(o.script).toString('hex');
@@ -364,7 +373,6 @@ describe.each(testEngines())('satgate on %s killed with SIGKILL at random moment
         result = await compare();
       }
       const { wrong, credits } = result;
-      expect(credits).toEqual(chainCredits);
 
       // Pending deliveries are made due now (an operator's redeliver) until none is left.
       await eventually(async () => {
@@ -387,10 +395,11 @@ describe.each(testEngines())('satgate on %s killed with SIGKILL at random moment
       process.stdout.write(
         `crash suite (${engine}): ${counts.kills} SIGKILLs, ${counts.failedRestarts} failed restarts; workload ${counts.orders} orders, ${counts.payments} payment requests, ` +
           `${counts.pays} payments (${counts.payerTimeouts} the payer stopped waiting for), ${counts.blocks} blocks, ${counts.reorgs} reorgs, ` +
-          `${counts.doubleSpends} double spends, ${counts.leftOut} mempool transactions the chain could not take; ` +
+          `${counts.doubleSpends} double spends, ${counts.leftOut} mempool transactions the chain could not take (${staleMempool} of them confirmed already); ` +
           `${outputs.length} chain outputs checked, ${changes.length} status changes, ${received.length} webhook deliveries received ` +
           `(${new Set(received.map((r) => r.eventId)).size} distinct events); ${wrong.length} mismatches, ${lost.length} lost; ${seconds} s\n`,
       );
+      expect(credits).toEqual(chainCredits);
       expect(wrong).toEqual([]);
       expect(lost).toEqual([]);
       expect(failed).toEqual([]);
