@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { startRegtestNode, type RegtestNode } from '../../test/support/regtest-node.ts';
 import { createTestDb, type TestDb } from '../../test/support/test-db.ts';
+import { insertReceiveAddress } from '../../test/support/watched-address.ts';
 import { relayRegtest, ZmqTestPublisher } from '../../test/support/zmq-publisher.ts';
 import { ChainService } from './chain-service.ts';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
@@ -122,31 +123,17 @@ describe('with SATGATE_TEST_ZMQ_URL the watcher follows the node through ZeroMQ'
   });
 
   it('records a mempool payment from its rawtx and then its block from hashblock, without a timer tick', async () => {
-    const wallet = await testDb.db.kysely
-      .insertInto('wallets')
-      .values({
-        api_id: 'test_zmq', pub: generateNewWallet(true).accountKey, mode: 'test', network: 'regtest', script_type: 'p2wpkh', wallet_type: 3n,
-        local_currency: 'usd', notification_email: null, return_url: null, account_name: null, account_type: null, info: null,
-        box_public_key: 'x', box_secret_sealed: 'x', sign_public_key: 'x', sign_secret_sealed: 'x', seed_sealed: null, created_at: 0n, updated_at: 0n,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    const derived = deriveReceiveAddress(parseExtendedPublicKey(wallet.pub), 0, 'p2wpkh', 'regtest');
-    const address = await testDb.db.kysely
-      .insertInto('addresses')
-      .values({ wallet_id: wallet.id, derivation_index: 0n, address: derived.address, script_hex: Buffer.from(derived.script).toString('hex'), created_at: 0n, reserved_until: null, purpose: 'payment' })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    chains.watch('test', derived.script, { addressId: address.id, walletId: wallet.id });
+    const { script, addressId, walletId } = await insertReceiveAddress(testDb.db, 'test_zmq');
+    chains.watch('test', script, { addressId, walletId });
     const pollsBefore = chains.get('test')!.watcher.health().polls;
 
-    const paid = await node.pay(derived.script, 50_000n);
+    const paid = await node.pay(script, 50_000n);
     const seen = () => testDb.db.kysely.selectFrom('chain_txs').select(['txid', 'block_hash', 'state']).where('txid', '=', paid.txid).executeTakeFirst();
     await expect.poll(async () => (await seen())?.state, { timeout: 30_000 }).toBe('mempool');
     // Recorded from the pushed bytes: no poll ran for it.
     expect(chains.get('test')!.watcher.health().polls).toBe(pollsBefore);
     const output = await testDb.db.kysely.selectFrom('chain_outputs').select(['address_id', 'value_sats']).executeTakeFirstOrThrow();
-    expect(output).toEqual({ address_id: address.id, value_sats: 50_000n });
+    expect(output).toEqual({ address_id: addressId, value_sats: 50_000n });
 
     const [block] = await node.mine(1);
     await expect.poll(async () => (await seen())?.block_hash, { timeout: 30_000 }).toBe(block);

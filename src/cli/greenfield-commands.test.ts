@@ -3,10 +3,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDb, testEngines, type TestDb } from '../../test/support/test-db.ts';
 import { runCli } from '../../test/support/server-process.ts';
+import { registerRegtestWallet } from '../../test/support/regtest-wallet.ts';
 import { MasterKey } from '../security/master-key.ts';
-import { WalletRepository } from '../wallets/wallet-repository.ts';
-import { registerWallet } from '../wallets/wallet-registration.ts';
-import { generateNewWallet } from '../bitcoin/new-wallet.ts';
 import { GreenfieldKeys } from '../greenfield/api-keys.ts';
 
 const masterKey = MasterKey.fromBytes(new Uint8Array(32).fill(5));
@@ -17,10 +15,7 @@ describe.each(testEngines())('satgate greenfield key on %s', (engine) => {
 
   beforeEach(async () => {
     testDb = await createTestDb(engine);
-    ({ api_id: apiId } = await registerWallet(
-      { repo: new WalletRepository(testDb.db), masterKey, clock: () => Date.now(), testNetwork: 'regtest', isSupportedCurrency: () => true },
-      { pub: generateNewWallet(true).accountKey },
-    ));
+    apiId = await registerRegtestWallet(testDb.db, masterKey);
   });
   afterEach(async () => {
     await testDb.dispose();

@@ -3,12 +3,11 @@
 // another profile's session can learn, and a database dump holding no code and no token in clear.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { startRegtestNode, type RegtestNode } from '../../test/support/regtest-node.ts';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { testEngines } from '../../test/support/test-db.ts';
 import { writeRatesFile } from '../../test/support/rates-file.ts';
-import { eventually } from '../../test/support/server-process.ts';
+import { startSmtpCapture, takeLoginMail, type SmtpCapture } from '../../test/support/smtp-capture.ts';
 import { containsSecret, dumpTables, rawSqliteFiles } from '../../test/support/db-dump.ts';
 import { generateNewWallet } from '../bitcoin/new-wallet.ts';
 import { decodeAddress } from '../bitcoin/address.ts';
@@ -24,27 +23,14 @@ afterAll(async () => {
 describe.each(testEngines())('the dashboard flow on %s', (engine) => {
   let t: TestApp;
   let origin: string;
-  let smtp: SMTPServer;
-  const mails: string[] = [];
+  let smtp: SmtpCapture;
 
   beforeAll(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, _session, cb) {
-        let data = '';
-        stream.on('data', (c: Buffer) => (data += c.toString()));
-        stream.on('end', () => {
-          mails.push(data);
-          cb();
-        });
-      },
-    });
-    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
+    smtp = await startSmtpCapture();
     t = await createTestApp(engine, {
       env: {
         SATGATE_RATES_FILE: writeRatesFile({ USD: '50000.00' }),
-        SATGATE_SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+        SATGATE_SMTP_URL: smtp.url,
       },
       chains: { test: { rpcUrl: node.rpcUrl, network: 'regtest' } },
       start: true,
@@ -54,7 +40,7 @@ describe.each(testEngines())('the dashboard flow on %s', (engine) => {
   });
   afterAll(async () => {
     await t?.close();
-    await new Promise<void>((r) => (smtp ? smtp.close(() => r()) : r()));
+    await smtp?.close();
   });
 
   async function call(method: 'GET' | 'POST', path: string, body?: unknown, token?: string) {
@@ -67,12 +53,11 @@ describe.each(testEngines())('the dashboard flow on %s', (engine) => {
   }
 
   async function mailedCode(to: string): Promise<string> {
-    const mail = await eventually(async () => mails.find((m) => m.includes(`To: ${to}`)), 20_000, `a login mail to ${to}`);
-    mails.splice(mails.indexOf(mail), 1);
+    const { mail, code } = await takeLoginMail(smtp, to);
     expect(mail).toMatch(/Subject: Your satgate dashboard login code/);
     expect(mail).toMatch(/valid for 10 minutes/);
     expect(mail).toMatch(/If you did not ask for it, you can ignore this e-mail/);
-    return /^ {4}([0-9]{6})\r?$/m.exec(mail)![1]!;
+    return code;
   }
 
   it('send_otp, the code from SMTP, check_otp, profile, accounts, and a regtest payment listed by API ID', async () => {

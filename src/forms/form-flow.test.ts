@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
+import { startSmtpCapture, type SmtpCapture } from '../../test/support/smtp-capture.ts';
 import { startRegtestNode, type RegtestNode } from '../../test/support/regtest-node.ts';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { testEngines } from '../../test/support/test-db.ts';
@@ -38,10 +38,9 @@ describe.each(testEngines())('payment forms and payment updates on %s', (engine)
   let origin: string;
   let merchant: Server;
   let merchantUrl: string;
-  let smtp: SMTPServer;
+  let smtp: SmtpCapture;
   let offset = 0;
   const hooks: Hook[] = [];
-  const mails: string[] = [];
 
   beforeAll(async () => {
     merchant = createServer((req, res) => {
@@ -54,24 +53,12 @@ describe.each(testEngines())('payment forms and payment updates on %s', (engine)
     });
     await new Promise<void>((r) => merchant.listen(0, '127.0.0.1', r));
     merchantUrl = `http://127.0.0.1:${(merchant.address() as AddressInfo).port}`;
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, _session, cb) {
-        let data = '';
-        stream.on('data', (c: Buffer) => (data += c.toString()));
-        stream.on('end', () => {
-          mails.push(data);
-          cb();
-        });
-      },
-    });
-    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
+    smtp = await startSmtpCapture();
     t = await createTestApp(engine, {
       env: {
         SATGATE_RATES_FILE: writeRatesFile({ USD: '50000.00' }),
         SATGATE_ALLOW_PRIVATE_WEBHOOKS: '1',
-        SATGATE_SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+        SATGATE_SMTP_URL: smtp.url,
       },
       chains: { test: { rpcUrl: node.rpcUrl, network: 'regtest' } },
       clock: () => Date.now() + offset,
@@ -84,7 +71,7 @@ describe.each(testEngines())('payment forms and payment updates on %s', (engine)
   afterAll(async () => {
     await t?.close();
     await new Promise((r) => merchant?.close(r));
-    await new Promise<void>((r) => smtp?.close(() => r()));
+    await smtp?.close();
   });
 
   async function createForm(apiId: string, over: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
@@ -343,8 +330,8 @@ describe.each(testEngines())('payment forms and payment updates on %s', (engine)
       expect(verifyWebhookSignature(h.signature!, h.raw, secret, 300, Math.floor((Date.now() + offset) / 1000))).toBe(true);
     }
     expect(both[1]!.body.payment).toMatchObject({ address: res.addr, transactions: [{ txid: paid.txid, value: '0.001', confirmations: 1 }] });
-    await expect.poll(() => mails.filter((m) => m.includes('buyer@example.com') && m.includes('SETADDR-9')).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
-    const mail = mails.find((m) => m.includes('buyer@example.com') && m.includes('confirmed'))!;
+    await expect.poll(() => smtp.mails.filter((m) => m.includes('buyer@example.com') && m.includes('SETADDR-9')).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+    const mail = smtp.mails.find((m) => m.includes('buyer@example.com') && m.includes('confirmed'))!;
     expect(mail).toContain('Order SETADDR-9: paid');
     const byAddress = await runCli(['webhook', 'deliveries', res.addr as string, '--json'], t.testDb.env);
     const listed = JSON.parse(byAddress.stdout) as Array<{ kind: string }>;

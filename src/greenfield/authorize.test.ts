@@ -3,13 +3,11 @@
 // and permissions[] to the redirect; refusing creates nothing; bad redirects, cross-origin posts, a forged CSRF
 // token and another merchant's store are refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SMTPServer } from 'smtp-server';
-import type { AddressInfo } from 'node:net';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { testEngines } from '../../test/support/test-db.ts';
 import { writeRatesFile } from '../../test/support/rates-file.ts';
 import { addSandboxWallet } from '../../test/support/payment-api.ts';
-import { eventually } from '../../test/support/server-process.ts';
+import { startSmtpCapture, takeLoginMail, type SmtpCapture } from '../../test/support/smtp-capture.ts';
 import { gf } from '../../test/support/greenfield.ts';
 
 const DEAD_NODE = { test: { rpcUrl: 'http://127.0.0.1:9', network: 'regtest' as const } };
@@ -31,28 +29,15 @@ const carried = (): [string, string][] => [
 
 describe.each(testEngines())('the key-authorization page on %s', (engine) => {
   let t: TestApp;
-  let smtp: SMTPServer;
-  const mails: string[] = [];
+  let smtp: SmtpCapture;
   let mine: string;
   let theirs: string;
   const email = 'owner@woo-shop.example';
 
   beforeAll(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, _session, cb) {
-        let data = '';
-        stream.on('data', (c: Buffer) => (data += c.toString()));
-        stream.on('end', () => {
-          mails.push(data);
-          cb();
-        });
-      },
-    });
-    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
+    smtp = await startSmtpCapture();
     t = await createTestApp(engine, {
-      env: { SATGATE_RATES_FILE: writeRatesFile(), SATGATE_PUBLIC_URL: PUBLIC, SATGATE_SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}` },
+      env: { SATGATE_RATES_FILE: writeRatesFile(), SATGATE_PUBLIC_URL: PUBLIC, SATGATE_SMTP_URL: smtp.url },
       chains: DEAD_NODE,
       start: true,
     });
@@ -62,7 +47,7 @@ describe.each(testEngines())('the key-authorization page on %s', (engine) => {
   });
   afterAll(async () => {
     await t?.close();
-    await new Promise<void>((r) => (smtp ? smtp.close(() => r()) : r()));
+    await smtp?.close();
   });
 
   const post = (url: string, fields: [string, string][], headers: Record<string, string> = {}) =>
@@ -74,9 +59,7 @@ describe.each(testEngines())('the key-authorization page on %s', (engine) => {
   async function signInOnce(): Promise<{ cookie: string; csrf: string; page: string }> {
     const asked = await post('/api-keys/authorize/code', [...carried(), ['email', email]]);
     expect(asked.statusCode, asked.body).toBe(200);
-    const mail = await eventually(async () => mails.find((m) => m.includes(`To: ${email}`)), 20_000, 'the login mail');
-    mails.splice(mails.indexOf(mail), 1);
-    const code = /^ {4}([0-9]{6})\r?$/m.exec(mail)![1]!;
+    const { code } = await takeLoginMail(smtp, email);
     const signed = await post('/api-keys/authorize/sign-in', [...carried(), ['email', email], ['otp', code]]);
     expect(signed.statusCode, signed.body).toBe(200);
     const setCookie = String(signed.headers['set-cookie']);

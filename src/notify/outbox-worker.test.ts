@@ -4,8 +4,8 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { SMTPServer } from 'smtp-server';
 import { createTestDb, testEngines, type TestDb } from '../../test/support/test-db.ts';
+import { startSmtpCapture } from '../../test/support/smtp-capture.ts';
 import { MasterKey } from '../security/master-key.ts';
 import type { Db } from '../db/database.ts';
 import { WalletRepository } from '../wallets/wallet-repository.ts';
@@ -192,31 +192,17 @@ describe.each(testEngines())('the outbox on %s', (engine) => {
   });
 
   it('e-mails go through SMTP when configured', async () => {
-    const received: string[] = [];
-    const smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, _session, cb) {
-        let data = '';
-        stream.on('data', (c: Buffer) => (data += c.toString()));
-        stream.on('end', () => {
-          received.push(data);
-          cb();
-        });
-      },
-    });
-    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
-    const port = (smtp.server.address() as { port: number }).port;
+    const smtp = await startSmtpCapture();
     try {
       await enqueue(testDb.db, 'email', 'shop@example.com');
-      await worker(testDb.db, { smtpUrl: `smtp://127.0.0.1:${port}` }).runOnce();
-      expect(received).toHaveLength(1);
-      expect(received[0]).toMatch(/Subject: \[satgate\] Payment pay_x: confirmed/);
-      expect(received[0]).toMatch(/To: shop@example.com/);
+      await worker(testDb.db, { smtpUrl: smtp.url }).runOnce();
+      expect(smtp.mails).toHaveLength(1);
+      expect(smtp.mails[0]).toMatch(/Subject: \[satgate\] Payment pay_x: confirmed/);
+      expect(smtp.mails[0]).toMatch(/To: shop@example.com/);
       const row = await testDb.db.kysely.selectFrom('outbox').selectAll().executeTakeFirstOrThrow();
       expect(row.state).toBe('delivered');
     } finally {
-      await new Promise<void>((r) => smtp.close(() => r()));
+      await smtp.close();
     }
   });
 

@@ -1,5 +1,6 @@
 // The page stylesheet and script, read once at start from src/pages/assets and served under
 // /pay/assets with a content hash in the URL, so browsers may cache them while updates still show.
+// `loadStaticAssets` is the shared loader: the merchant console (src/console/console-assets.ts) uses it too.
 
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -22,6 +23,9 @@ export interface PageAssets {
 /** URL prefix of the page assets. */
 export const ASSET_PREFIX = '/pay/assets/';
 
+/** The stylesheet both the pages and the console build on (tokens, reset, body text). */
+const BASE_CSS = new URL('./assets/base.css', import.meta.url);
+
 const TYPES: Record<string, string> = {
   'page.css': 'text/css; charset=utf-8',
   'page.js': 'text/javascript; charset=utf-8',
@@ -29,23 +33,33 @@ const TYPES: Record<string, string> = {
   'form.js': 'text/javascript; charset=utf-8',
 };
 
-/** Reads the page assets from disk (from `dir`, default src/pages/assets). */
-export function loadPageAssets(dir: URL = new URL('./assets/', import.meta.url)): PageAssets {
+/**
+ * Reads the files named in `types` (name → content type) from `dir`, each stylesheet with base.css in front
+ * (one same-origin request per page, no @import), and returns them with content-hashed URLs under `prefix`.
+ */
+export function loadStaticAssets(
+  dir: URL,
+  types: Readonly<Record<string, string>>,
+  prefix: string,
+): { files: ReadonlyMap<string, PageAsset>; url: (name: string) => string } {
   const files = new Map<string, PageAsset>();
   const version: Record<string, string> = {};
-  for (const [name, contentType] of Object.entries(TYPES)) {
-    const body = readFileSync(new URL(name, dir));
+  const base = readFileSync(BASE_CSS);
+  for (const [name, contentType] of Object.entries(types)) {
+    const own = readFileSync(new URL(name, dir));
+    const body = name.endsWith('.css') ? Buffer.concat([base, own]) : own;
     const hash = createHash('sha256').update(body).digest('hex').slice(0, 16);
     files.set(name, { body, contentType, etag: `"${hash}"` });
     version[name] = hash;
   }
+  return { files, url: (name) => `${prefix}${name}?v=${version[name]}` };
+}
+
+/** Reads the page assets from disk (from `dir`, default src/pages/assets). */
+export function loadPageAssets(dir: URL = new URL('./assets/', import.meta.url)): PageAssets {
+  const { files, url } = loadStaticAssets(dir, TYPES, ASSET_PREFIX);
   return {
-    urls: {
-      css: `${ASSET_PREFIX}page.css?v=${version['page.css']}`,
-      js: `${ASSET_PREFIX}page.js?v=${version['page.js']}`,
-      refundJs: `${ASSET_PREFIX}refund.js?v=${version['refund.js']}`,
-      formJs: `${ASSET_PREFIX}form.js?v=${version['form.js']}`,
-    },
+    urls: { css: url('page.css'), js: url('page.js'), refundJs: url('refund.js'), formJs: url('form.js') },
     files,
   };
 }

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { SMTPServer } from 'smtp-server';
+import { signInCode, startSmtpCapture, type SmtpCapture } from '../support/smtp-capture.ts';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { startRegtestNode, type RegtestNode } from '../support/regtest-node.ts';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
@@ -38,28 +38,15 @@ let node: RegtestNode;
 let t: TestApp;
 let origin: string;
 let browser: Browser;
-let smtp: SMTPServer;
+let smtp: SmtpCapture;
 let hooks: Server;
 let hookUrl: string;
-const mails: string[] = [];
 const hookAnswers: number[] = [];
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   node = await startRegtestNode();
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, _session, cb) {
-      let data = '';
-      stream.on('data', (c: Buffer) => (data += c.toString()));
-      stream.on('end', () => {
-        mails.push(data);
-        cb();
-      });
-    },
-  });
-  await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
+  smtp = await startSmtpCapture();
   // The shop's webhook receiver: fails the first delivery (HTTP 500), accepts every later one.
   hooks = createServer((req, res) => {
     req.resume();
@@ -75,7 +62,7 @@ beforeAll(async () => {
     env: {
       SATGATE_PUBLIC_URL: origin,
       SATGATE_RATES_FILE: writeRatesFile({ USD: '50000.00', EUR: '46000.50' }),
-      SATGATE_SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+      SATGATE_SMTP_URL: smtp.url,
       SATGATE_ALLOW_PRIVATE_WEBHOOKS: '1',
       SATGATE_FALLBACK_FEE_RATE: '4',
       SATGATE_POLL_MS: '250',
@@ -92,16 +79,16 @@ afterAll(async () => {
   await browser?.close();
   await t?.close();
   await node?.stop();
-  await new Promise<void>((r) => (smtp ? smtp.close(() => r()) : r()));
+  await smtp?.close();
   await new Promise<void>((r) => (hooks ? hooks.close(() => r()) : r()));
 });
 
 /** The code of the newest login mail to `email` that arrived after `after` mails. */
 async function mailedCode(email: string, after: number): Promise<string> {
   return eventually(async () => {
-    for (const m of mails.slice(after).reverse()) {
+    for (const m of smtp.mails.slice(after).reverse()) {
       if (!m.toLowerCase().includes(`to: ${email}`)) continue;
-      const code = /^ {4}([0-9]{6})\r?$/m.exec(m)?.[1];
+      const code = signInCode(m);
       if (code) return code;
     }
     return undefined;
@@ -113,7 +100,7 @@ async function signIn(page: Page, email: string, shots = false): Promise<void> {
   await page.goto(`${origin}/console/`);
   expect(new URL(page.url()).pathname).toBe('/console/login');
   if (shots) await check(page, 'sign-in');
-  const before = mails.length;
+  const before = smtp.mails.length;
   await page.getByLabel('E-mail address').fill(email);
   await page.getByRole('button', { name: 'Send me a sign-in code' }).click();
   await page.waitForSelector('#otp');

@@ -1,27 +1,13 @@
 import type { Command } from '../command.ts';
-import { UsageError } from '../command.ts';
+import { UsageError, optionValues } from '../command.ts';
 import { openStore } from '../open-store.ts';
 import type { Db } from '../../db/database.ts';
 import { GreenfieldKeys } from '../../greenfield/api-keys.ts';
 import { POLICIES, WOOCOMMERCE_POLICIES, isKnownPolicy, parsePermission } from '../../greenfield/permissions.ts';
 
-/** Every value of a repeatable option (`--name v` or `--name=v`). */
-function options(args: string[], name: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === name) {
-      const v = args[i + 1];
-      if (v === undefined || v.startsWith('--')) throw new UsageError(`${name} needs a value`);
-      out.push(v);
-      i++;
-    } else if (a.startsWith(`${name}=`)) out.push(a.slice(name.length + 1));
-  }
-  return out;
-}
-
+/** The value of a single-valued option, if given; given twice is a usage error. */
 function option(args: string[], name: string): string | undefined {
-  const all = options(args, name);
+  const all = optionValues(args, name);
   if (all.length > 1) throw new UsageError(`${name} is given more than once`);
   return all[0];
 }
@@ -51,7 +37,7 @@ export const greenfieldCommands: Command[] = [
     run: async (args) => {
       const storeId = option(args, '--store');
       if (!storeId) throw new UsageError('--store <api_id> is required');
-      const asked = options(args, '--permission');
+      const asked = optionValues(args, '--permission');
       for (const p of asked) {
         const { policy, storeId: scoped } = parsePermission(p);
         if (!isKnownPolicy(policy)) throw new UsageError(`unknown permission ${JSON.stringify(p)}; known:\n${POLICY_LIST}`);

@@ -1,23 +1,8 @@
 import type { Command } from '../command.ts';
-import { UsageError } from '../command.ts';
+import { UsageError, optionValues } from '../command.ts';
 import { loadMasterKey, openStore } from '../open-store.ts';
 import { OAuthClients } from '../../payments/oauth.ts';
 import { rotateWebhookSecret, PREVIOUS_SECRET_OVERLAP_MS } from '../../payments/webhook-secrets.ts';
-
-/** Values of every `--name <value>` (and `--name=value`) in args. */
-function values(args: string[], name: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === name) {
-      const v = args[i + 1];
-      if (v === undefined || v.startsWith('--')) throw new UsageError(`${name} needs a value`);
-      out.push(v);
-      i++;
-    } else if (a.startsWith(`${name}=`)) out.push(a.slice(name.length + 1));
-  }
-  return out;
-}
 
 /** `satgate client create` and `satgate webhook-secret rotate`: payment API v1 credentials. */
 export const paymentCommands: Command[] = [
@@ -30,7 +15,7 @@ export const paymentCommands: Command[] = [
       'sealed copies (webhook secret) are stored. --json prints one JSON object {client_id, client_secret, webhook_secret}.\n' +
       'A wallet that already has a webhook secret keeps it (rotate it with "satgate webhook-secret rotate").',
     run: async (args) => {
-      const apiIds = values(args, '--api-id');
+      const apiIds = optionValues(args, '--api-id');
       if (apiIds.length === 0) throw new UsageError('at least one --api-id is required');
       const { config, db } = await openStore();
       try {
