@@ -16,6 +16,7 @@ import { lockRow } from '../db/row-locks.ts';
 import { nextDerivationIndex } from '../db/address-claims.ts';
 import type { DerivedAddress } from '../bitcoin/receive-address.ts';
 import type { WalletRow } from './wallet-repository.ts';
+import type { DerivationWorker } from './derivation-worker.ts';
 
 /** Pooled addresses a refill tops a wallet up to. */
 export const POOL_TARGET = 100;
@@ -33,16 +34,24 @@ export class AddressPool {
   private readonly estimate = new Map<bigint, number>();
   private readonly refills = new Map<bigint, Promise<void>>();
   private closed = false;
+  /** Issues that found the pool empty and derived under the wallet lock (exposed for benches and metrics). */
+  misses = 0;
+  /** Issues served from the pool. */
+  claims = 0;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly log: Pick<Logger, 'warn'>,
     private readonly derive: DeriveFor,
+    /** Derives refills off the main thread when given; without it (or once it fails) refills derive here. */
+    private readonly thread?: DerivationWorker,
   ) {}
 
   /** Notes a claim (or a miss: `claimed` false) and starts a background refill when the pool runs low. */
   noteClaim(wallet: WalletRow, claimed: boolean): void {
+    if (claimed) this.claims++;
+    else this.misses++;
     const left = claimed ? (this.estimate.get(wallet.id) ?? 0) - 1 : 0;
     this.estimate.set(wallet.id, left);
     if (left < POOL_LOW_WATER) this.refillSoon(wallet);
@@ -77,8 +86,7 @@ export class AddressPool {
       this.estimate.set(wallet.id, have);
       if (have >= POOL_TARGET) return;
       const from = await nextDerivationIndex(kysely, wallet.id);
-      const batch: DerivedAddress[] = [];
-      for (let i = 0; i < Math.min(REFILL_CHUNK, POOL_TARGET - have); i++) batch.push(this.derive(wallet, from + i));
+      const batch = await this.deriveRun(wallet, from, Math.min(REFILL_CHUNK, POOL_TARGET - have));
       const now = BigInt(this.clock());
       const stored = await kysely.transaction().execute(async (trx) => {
         await lockRow(trx, this.db.engine, 'wallets', wallet.id);
@@ -99,6 +107,21 @@ export class AddressPool {
       // Let requests in between chunks.
       await new Promise<void>((r) => setImmediate(r));
     }
+  }
+
+  /** A refill's run of addresses: on the derivation thread when there is one, else (or if it failed) here. */
+  private async deriveRun(wallet: WalletRow, from: number, count: number): Promise<DerivedAddress[]> {
+    if (this.thread && !this.closed) {
+      try {
+        return await this.thread.derive(wallet, from, count);
+      } catch (err) {
+        if (this.closed) return [];
+        this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'address derivation thread failed; refilling on the main thread');
+      }
+    }
+    const batch: DerivedAddress[] = [];
+    for (let i = 0; i < count; i++) batch.push(this.derive(wallet, from + i));
+    return batch;
   }
 
   /**
@@ -134,5 +157,6 @@ export class AddressPool {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.refills.values()]);
+    await this.thread?.close();
   }
 }
