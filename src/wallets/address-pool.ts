@@ -18,12 +18,29 @@ import type { DerivedAddress } from '../bitcoin/receive-address.ts';
 import type { WalletRow } from './wallet-repository.ts';
 import type { DerivationWorker } from './derivation-worker.ts';
 
+// Sizes (third pass of issue 16). With 100/50/10 a burst on PostgreSQL drained the pool faster than refills of
+// 10 could come back through a connection pool busy with the burst itself: 40-60 % of creations at 10-50
+// connections found it empty and derived under the wallet lock. Refills now start after a quarter of the pool
+// is gone, in chunks derived off the main thread, so a chunk costs the request thread only its INSERT.
 /** Pooled addresses a refill tops a wallet up to. */
-export const POOL_TARGET = 100;
+export const POOL_TARGET = 200;
 /** A wallet's pool is refilled once a claim leaves fewer than this many (as this process counts). */
-export const POOL_LOW_WATER = 50;
+export const POOL_LOW_WATER = 150;
 /** Addresses derived and committed together by a refill. */
-export const REFILL_CHUNK = 10;
+export const REFILL_CHUNK = 25;
+
+/**
+ * Addresses an issuer that found the pool empty stores in its own transaction, under the wallet lock, for the
+ * issuers queued behind it. Derived on the request thread, so kept small: the background refill does the rest.
+ */
+export const INLINE_CHUNK = 10;
+
+/** A pool's sizes; the defaults above suit one process serving bursts of hundreds of creations a second. */
+export interface PoolSizes {
+  target: number;
+  lowWater: number;
+  chunk: number;
+}
 
 /** Derives receiving address `index` of a wallet (the issuer's derivation, with its cached keys). */
 export type DeriveFor = (wallet: WalletRow, index: number) => DerivedAddress;
@@ -46,7 +63,12 @@ export class AddressPool {
     private readonly derive: DeriveFor,
     /** Derives refills off the main thread when given; without it (or once it fails) refills derive here. */
     private readonly thread?: DerivationWorker,
-  ) {}
+    sizes: Partial<PoolSizes> = {},
+  ) {
+    this.sizes = { target: POOL_TARGET, lowWater: POOL_LOW_WATER, chunk: REFILL_CHUNK, ...sizes };
+  }
+
+  private readonly sizes: PoolSizes;
 
   /** Notes a claim (or a miss: `claimed` false) and starts a background refill when the pool runs low. */
   noteClaim(wallet: WalletRow, claimed: boolean): void {
@@ -54,7 +76,7 @@ export class AddressPool {
     else this.misses++;
     const left = claimed ? (this.estimate.get(wallet.id) ?? 0) - 1 : 0;
     this.estimate.set(wallet.id, left);
-    if (left < POOL_LOW_WATER) this.refillSoon(wallet);
+    if (left < this.sizes.lowWater) this.refillSoon(wallet);
   }
 
   /** Starts a refill of the wallet's pool unless one is under way; errors are logged, never thrown. */
@@ -69,8 +91,8 @@ export class AddressPool {
   }
 
   /**
-   * Tops the wallet's pool up to POOL_TARGET rows of its current script type, in committed chunks of
-   * REFILL_CHUNK: a small chunk is derived and stored quickly, so a burst that drains the pool (and derives
+   * Tops the wallet's pool up to its target size (POOL_TARGET by default) of its current script type, in committed chunks of
+   * REFILL_CHUNK (derived on the worker thread when there is one): a small chunk is derived and stored quickly, so a burst that drains the pool (and derives
    * inline meanwhile) cannot keep overtaking a long refill whose indexes it would then have to discard.
    */
   async refill(wallet: WalletRow): Promise<void> {
@@ -84,9 +106,9 @@ export class AddressPool {
         .executeTakeFirstOrThrow();
       const have = Number(pooled.n);
       this.estimate.set(wallet.id, have);
-      if (have >= POOL_TARGET) return;
+      if (have >= this.sizes.target) return;
       const from = await nextDerivationIndex(kysely, wallet.id);
-      const batch = await this.deriveRun(wallet, from, Math.min(REFILL_CHUNK, POOL_TARGET - have));
+      const batch = await this.deriveRun(wallet, from, Math.min(this.sizes.chunk, this.sizes.target - have));
       const now = BigInt(this.clock());
       const stored = await kysely.transaction().execute(async (trx) => {
         await lockRow(trx, this.db.engine, 'wallets', wallet.id);
@@ -125,14 +147,14 @@ export class AddressPool {
   }
 
   /**
-   * Stores the next REFILL_CHUNK addresses from `from` in the pool inside the caller's transaction, which
+   * Stores the next INLINE_CHUNK addresses from `from` in the pool inside the caller's transaction, which
    * holds the wallet lock and has just derived `from - 1` itself because the pool was empty. Under a burst the
    * pool would otherwise stay empty: every issuer derives under the wallet lock and a background refill keeps
    * finding its indexes taken. Issuers queued on the lock then claim these rows instead of deriving.
    */
   async topUpInline(trx: Transaction<Database>, wallet: WalletRow, from: number, now: number): Promise<void> {
     const batch: DerivedAddress[] = [];
-    for (let i = 0; i < REFILL_CHUNK; i++) batch.push(this.derive(wallet, from + i));
+    for (let i = 0; i < INLINE_CHUNK; i++) batch.push(this.derive(wallet, from + i));
     await trx.insertInto('address_pool').values(batch.map((a) => this.row(wallet, a, BigInt(now)))).execute();
     this.estimate.set(wallet.id, (this.estimate.get(wallet.id) ?? 0) + batch.length);
   }
