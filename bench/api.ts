@@ -258,7 +258,12 @@ async function benchEngine(engine: Engine, node: RegtestNode, ratesFile: string,
     const byName = new Map<string, number>();
     for (const s of scenarios) {
       process.stdout.write(`  ${engine}: ${s.name} … `);
+      const pool = t.ctx.wallets.pool;
+      const [claims0, misses0] = [pool.claims, pool.misses];
       const { result, warmupBad } = await measure(s);
+      // Issues that found the address pool empty derive under the wallet lock: they should be rare.
+      const issued = pool.claims - claims0 + pool.misses - misses0;
+      const poolNote = issued > 0 ? `  (address pool: ${pool.claims - claims0} claimed, ${pool.misses - misses0} derived inline)` : '';
       // A run that completed nothing failed too, even if autocannon counted no error.
       const bad = failures(result) + warmupBad + (result['2xx'] === 0 ? 1 : 0);
       byName.set(s.name, result.requests.mean);
@@ -276,7 +281,7 @@ async function benchEngine(engine: Engine, node: RegtestNode, ratesFile: string,
         codes: codesOf(result),
         ratio: base === undefined ? Number.NaN : result.requests.mean / base,
       });
-      process.stdout.write(`${result.requests.mean.toFixed(0)} req/s${bad > 0 ? `  (${bad} failed: ${codesOf(result)})` : ''}\n`);
+      process.stdout.write(`${result.requests.mean.toFixed(0)} req/s${bad > 0 ? `  (${bad} failed: ${codesOf(result)})` : ''}${poolNote}\n`);
     }
     const drift = (rows.at(-1)?.ratio ?? 1) - 1;
     if (Math.abs(drift) > DRIFT_TOLERANCE) {

@@ -139,6 +139,7 @@ export class AddressIssuer {
       // indexes stay in order (a derived index past a freshly pooled run would open a gap).
       const claimed = await claimPooledAddress(trx, this.engine, wallet.id, wallet.script_type, as);
       if (claimed) {
+        this.pool.noteClaim(wallet, true);
         await this.checkGap(trx, wallet, Number(claimed.derivation_index));
         return claimed;
       }

@@ -8,14 +8,18 @@ import { WatchedSet } from '../chain/watched-set.ts';
 import type { Db } from '../db/database.ts';
 import { AddressIssuer } from './address-issuer.ts';
 import { AddressPool, POOL_TARGET } from './address-pool.ts';
+import { DerivationWorker } from './derivation-worker.ts';
 import { WalletRepository, type WalletRow } from './wallet-repository.ts';
 
 const VPUB = loadVector<{ key: string }>('electrum-vpub.json').key;
 const silent = pino({ level: 'silent' });
 
-function wire(db: Db, gaps: number[] = []) {
+// Wired as in production: refills derive on a worker thread.
+const threads: DerivationWorker[] = [];
+function wire(db: Db, gaps: number[] = [], thread: DerivationWorker = new DerivationWorker()) {
+  threads.push(thread);
   const issuer = new AddressIssuer(db.engine, (_w, index) => gaps.push(index));
-  const pool = new AddressPool(db, () => Date.now(), silent, (w, i) => issuer.derive(w, i));
+  const pool = new AddressPool(db, () => Date.now(), silent, (w, i) => issuer.derive(w, i), thread);
   issuer.usePool(pool);
   return { issuer, pool };
 }
@@ -54,6 +58,7 @@ describe.each(testEngines())('the pool of pre-derived addresses on %s', (engine)
     wallet = await insertWallet(t.db);
   });
   afterEach(async () => {
+    await Promise.all(threads.splice(0).map((th) => th.close()));
     await t.dispose();
   });
 
@@ -145,6 +150,19 @@ describe.each(testEngines())('the pool of pre-derived addresses on %s', (engine)
     const pooled = await t.db.kysely.selectFrom('address_pool').select('derivation_index').where('wallet_id', '=', wallet.id).execute();
     const all = indexes([...issued, ...pooled]);
     expect(all).toEqual(all.map((_, i) => i));
+    expect(pool.claims + pool.misses).toBe(150);
+  });
+
+  it('refills on the main thread, with the same addresses, when the derivation thread is unavailable', async () => {
+    const dead = new DerivationWorker();
+    await dead.close();
+    const { issuer, pool } = wire(t.db, [], dead);
+    await pay(issuer);
+    await pool.settle();
+    const key = parseExtendedPublicKey(VPUB);
+    const pooled = await t.db.kysely.selectFrom('address_pool').selectAll().where('wallet_id', '=', wallet.id).execute();
+    expect(pooled.length).toBe(POOL_TARGET);
+    for (const p of pooled) expect(p.address).toBe(deriveReceiveAddress(key, Number(p.derivation_index), 'p2wpkh', 'regtest').address);
   });
 
   it('set_addr reuses a lapsed unfunded order address before drawing on the pool', async () => {

@@ -8,7 +8,7 @@
 // in the transaction that issues it. Pooled indexes therefore survive restarts, are issued later in index
 // order, and are never issued twice (the unique (wallet_id, derivation_index) of `addresses` backs this).
 import type { Logger } from 'pino';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../core/clock.ts';
@@ -16,13 +16,31 @@ import { lockRow } from '../db/row-locks.ts';
 import { nextDerivationIndex } from '../db/address-claims.ts';
 import type { DerivedAddress } from '../bitcoin/receive-address.ts';
 import type { WalletRow } from './wallet-repository.ts';
+import type { DerivationWorker } from './derivation-worker.ts';
 
+// Sizes (third pass of issue 16). With 100/50/10 a burst on PostgreSQL drained the pool faster than refills of
+// 10 could come back through a connection pool busy with the burst itself: 40-60 % of creations at 10-50
+// connections found it empty and derived under the wallet lock. Refills now start after a quarter of the pool
+// is gone, in chunks derived off the main thread, so a chunk costs the request thread only its INSERT.
 /** Pooled addresses a refill tops a wallet up to. */
-export const POOL_TARGET = 100;
+export const POOL_TARGET = 200;
 /** A wallet's pool is refilled once a claim leaves fewer than this many (as this process counts). */
-export const POOL_LOW_WATER = 50;
+export const POOL_LOW_WATER = 150;
 /** Addresses derived and committed together by a refill. */
-export const REFILL_CHUNK = 10;
+export const REFILL_CHUNK = 50;
+
+/**
+ * Addresses an issuer that found the pool empty stores in its own transaction, under the wallet lock, for the
+ * issuers queued behind it. Derived on the request thread, so kept small: the background refill does the rest.
+ */
+export const INLINE_CHUNK = 10;
+
+/** A pool's sizes; the defaults above suit one process serving bursts of hundreds of creations a second. */
+export interface PoolSizes {
+  target: number;
+  lowWater: number;
+  chunk: number;
+}
 
 /** Derives receiving address `index` of a wallet (the issuer's derivation, with its cached keys). */
 export type DeriveFor = (wallet: WalletRow, index: number) => DerivedAddress;
@@ -33,19 +51,31 @@ export class AddressPool {
   private readonly estimate = new Map<bigint, number>();
   private readonly refills = new Map<bigint, Promise<void>>();
   private closed = false;
+  /** Issues that found the pool empty and derived under the wallet lock (counted for benches). */
+  misses = 0;
+  /** Issues served from the pool. */
+  claims = 0;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly log: Pick<Logger, 'warn'>,
     private readonly derive: DeriveFor,
-  ) {}
+    /** Derives refills off the main thread when given; without it (or once it fails) refills derive here. */
+    private readonly thread?: DerivationWorker,
+    sizes: Partial<PoolSizes> = {},
+  ) {
+    this.sizes = { target: POOL_TARGET, lowWater: POOL_LOW_WATER, chunk: REFILL_CHUNK, ...sizes };
+  }
+
+  private readonly sizes: PoolSizes;
 
   /** Notes a claim (or a miss: `claimed` false) and starts a background refill when the pool runs low. */
   noteClaim(wallet: WalletRow, claimed: boolean): void {
+    if (claimed) this.claims++;
     const left = claimed ? (this.estimate.get(wallet.id) ?? 0) - 1 : 0;
     this.estimate.set(wallet.id, left);
-    if (left < POOL_LOW_WATER) this.refillSoon(wallet);
+    if (left < this.sizes.lowWater) this.refillSoon(wallet);
   }
 
   /** Starts a refill of the wallet's pool unless one is under way; errors are logged, never thrown. */
@@ -60,30 +90,32 @@ export class AddressPool {
   }
 
   /**
-   * Tops the wallet's pool up to POOL_TARGET rows of its current script type, in committed chunks of
-   * REFILL_CHUNK: a small chunk is derived and stored quickly, so a burst that drains the pool (and derives
+   * Tops the wallet's pool up to its target size (POOL_TARGET by default) of its current script type, in committed chunks of
+   * REFILL_CHUNK (derived on the worker thread when there is one): a small chunk is derived and stored quickly, so a burst that drains the pool (and derives
    * inline meanwhile) cannot keep overtaking a long refill whose indexes it would then have to discard.
    */
   async refill(wallet: WalletRow): Promise<void> {
     const { kysely } = this.db;
     for (let misses = 0; misses < 5 && !this.closed; ) {
-      const pooled = await kysely
-        .selectFrom('address_pool')
-        .select((eb) => eb.fn.countAll<bigint>().as('n'))
-        .where('wallet_id', '=', wallet.id)
-        .where('script_type', '=', wallet.script_type)
-        .executeTakeFirstOrThrow();
-      const have = Number(pooled.n);
+      // One round trip for the pool's state: under a burst the refill's statements queue for a connection
+      // behind the burst's own, so each statement it saves lets it keep up with more creations.
+      const { rows } = await sql<{ have: unknown; other: unknown; issued: unknown; pooled: unknown }>`
+        select (select count(*) from address_pool where wallet_id = ${wallet.id} and script_type = ${wallet.script_type}) as have,
+               (select count(*) from address_pool where wallet_id = ${wallet.id} and script_type <> ${wallet.script_type}) as other,
+               (select max(derivation_index) from addresses where wallet_id = ${wallet.id}) as issued,
+               (select max(derivation_index) from address_pool where wallet_id = ${wallet.id}) as pooled`.execute(kysely);
+      const state = rows[0]!;
+      const have = Number(state.have);
+      const other = Number(state.other);
       this.estimate.set(wallet.id, have);
-      if (have >= POOL_TARGET) return;
-      const from = await nextDerivationIndex(kysely, wallet.id);
-      const batch: DerivedAddress[] = [];
-      for (let i = 0; i < Math.min(REFILL_CHUNK, POOL_TARGET - have); i++) batch.push(this.derive(wallet, from + i));
+      if (have >= this.sizes.target) return;
+      const from = Math.max(state.issued === null ? -1 : Number(state.issued), state.pooled === null ? -1 : Number(state.pooled)) + 1;
+      const batch = await this.deriveRun(wallet, from, Math.min(this.sizes.chunk, this.sizes.target - have));
       const now = BigInt(this.clock());
       const stored = await kysely.transaction().execute(async (trx) => {
         await lockRow(trx, this.db.engine, 'wallets', wallet.id);
         // Rows of a script type the wallet no longer has were never issued; their indexes are derived again.
-        await trx.deleteFrom('address_pool').where('wallet_id', '=', wallet.id).where('script_type', '!=', wallet.script_type).execute();
+        if (other > 0) await trx.deleteFrom('address_pool').where('wallet_id', '=', wallet.id).where('script_type', '!=', wallet.script_type).execute();
         // Issuers that found the pool empty derived inline meanwhile: keep only the indexes still unused,
         // and none at all if that would leave a gap (then the next chunk starts from the new end).
         const next = await nextDerivationIndex(trx, wallet.id);
@@ -101,15 +133,31 @@ export class AddressPool {
     }
   }
 
+  /** A refill's run of addresses: on the derivation thread when there is one, else (or if it failed) here. */
+  private async deriveRun(wallet: WalletRow, from: number, count: number): Promise<DerivedAddress[]> {
+    if (this.thread && !this.closed) {
+      try {
+        return await this.thread.derive(wallet, from, count);
+      } catch (err) {
+        if (this.closed) return [];
+        this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'address derivation thread failed; refilling on the main thread');
+      }
+    }
+    const batch: DerivedAddress[] = [];
+    for (let i = 0; i < count; i++) batch.push(this.derive(wallet, from + i));
+    return batch;
+  }
+
   /**
-   * Stores the next REFILL_CHUNK addresses from `from` in the pool inside the caller's transaction, which
+   * Stores the next INLINE_CHUNK addresses from `from` in the pool inside the caller's transaction, which
    * holds the wallet lock and has just derived `from - 1` itself because the pool was empty. Under a burst the
    * pool would otherwise stay empty: every issuer derives under the wallet lock and a background refill keeps
    * finding its indexes taken. Issuers queued on the lock then claim these rows instead of deriving.
    */
   async topUpInline(trx: Transaction<Database>, wallet: WalletRow, from: number, now: number): Promise<void> {
+    this.misses++;
     const batch: DerivedAddress[] = [];
-    for (let i = 0; i < REFILL_CHUNK; i++) batch.push(this.derive(wallet, from + i));
+    for (let i = 0; i < INLINE_CHUNK; i++) batch.push(this.derive(wallet, from + i));
     await trx.insertInto('address_pool').values(batch.map((a) => this.row(wallet, a, BigInt(now)))).execute();
     this.estimate.set(wallet.id, (this.estimate.get(wallet.id) ?? 0) + batch.length);
   }
@@ -134,5 +182,6 @@ export class AddressPool {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.refills.values()]);
+    await this.thread?.close();
   }
 }

@@ -12,6 +12,7 @@ import { AddressActivity } from './address-activity.ts';
 import { AddressIssuer } from './address-issuer.ts';
 import { AddressNotes } from './address-notes.ts';
 import { AddressPool } from './address-pool.ts';
+import { DerivationWorker } from './derivation-worker.ts';
 import type { OrderAddressDeps } from './order-address.ts';
 import { WalletMonitor } from './wallet-monitor.ts';
 import type { RegistrationDeps } from './wallet-registration.ts';
@@ -48,7 +49,7 @@ export function createWallets(deps: WalletsDeps): Wallets {
   const issuer = new AddressIssuer(db.engine, (wallet, index) =>
     log.warn({ api_id: wallet.api_id, index }, 'issuing an address past the gap limit of 20 unused addresses; wallets may need a larger gap to see it'),
   );
-  const pool = new AddressPool(db, clock, log, (wallet, index) => issuer.derive(wallet, index));
+  const pool = new AddressPool(db, clock, log, (wallet, index) => issuer.derive(wallet, index), new DerivationWorker());
   issuer.usePool(pool);
   issuer.useFreshHistoryCheck(async (mode, script) => (await chains.get(mode as ChainId)?.source.freshHistory(script)) ?? null, log);
   return {

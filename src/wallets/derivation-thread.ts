@@ -1,0 +1,25 @@
+// Runs in the address-derivation worker thread (derivation-worker.ts): derives runs of receiving addresses for
+// the pool's refills off the main thread. Each wallet's key is sent once and kept here parsed, so its chain
+// node's decoded point is reused by every later batch, as on the main thread.
+import { parentPort } from 'node:worker_threads';
+import { parseExtendedPublicKey, type ExtendedPublicKey } from '../bitcoin/extended-key.ts';
+import { deriveReceiveAddresses } from '../bitcoin/receive-address.ts';
+import type { Network } from '../bitcoin/networks.ts';
+import type { ScriptType } from '../bitcoin/script-type.ts';
+import type { DerivationReply, DerivationRequest } from './derivation-worker.ts';
+
+const keys = new Map<number, ExtendedPublicKey>();
+
+parentPort!.on('message', (msg: DerivationRequest) => {
+  let reply: DerivationReply;
+  try {
+    if (msg.pub !== undefined) keys.set(msg.keyId, parseExtendedPublicKey(msg.pub));
+    const key = keys.get(msg.keyId);
+    if (!key) throw new Error(`derivation thread has no key ${msg.keyId}`);
+    const addresses = deriveReceiveAddresses(key, msg.from, msg.count, msg.scriptType as ScriptType, msg.network as Network);
+    reply = { id: msg.id, addresses };
+  } catch (err) {
+    reply = { id: msg.id, error: err instanceof Error ? err.message : String(err) };
+  }
+  parentPort!.postMessage(reply);
+});
