@@ -249,7 +249,13 @@ export class ChainWatcher implements ChainFollower {
     let forkHash: string | undefined;
     for (; height >= 0; height--) {
       const ours = await store.blockHashAt(height);
-      if (!ours) throw new Error(`reorg deeper than the blocks this watcher processed (below height ${height + 1})`);
+      if (!ours) {
+        // Below the block this watcher started from (a fresh install starts at the tip and scans no history), so
+        // nothing at or below this height was ever recorded: the node's block here is a base as good as the
+        // start was. Happens when the start block itself is reorganised away.
+        forkHash = await rpc.getBlockHash(height);
+        break;
+      }
       if ((await rpc.getBlockHash(height)) === ours) {
         forkHash = ours;
         break;
