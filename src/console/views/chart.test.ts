@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderReceivedChart } from './chart.ts';
 import type { ReceivedPerDay } from '../../dashboard/received-per-day.ts';
+import { btcFromSats, satsToFiat } from '../../money/money.ts';
 
 function data(sats: bigint[], rate: string | null = '50000'): ReceivedPerDay {
   return {
@@ -12,8 +13,8 @@ function data(sats: bigint[], rate: string | null = '50000'): ReceivedPerDay {
     days: sats.map((s, i) => ({
       day: `2026-11-${String(i + 1).padStart(2, '0')}`,
       sats: s.toString(),
-      btc: (Number(s) / 1e8).toString(),
-      local: rate === null ? null : ((Number(s) / 1e8) * 50000).toFixed(2),
+      btc: btcFromSats(s),
+      local: rate === null ? null : satsToFiat(s, rate, 'USD'),
     })),
   };
 }
