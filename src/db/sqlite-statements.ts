@@ -56,6 +56,8 @@ export function withStatementCache(db: BetterSqlite3.Database, cache: StatementC
 export class SqliteReader {
   private readonly db: BetterSqlite3.Database;
   private readonly statements: StatementCache;
+  /** Statements in raw mode (rows as arrays), kept apart: the mode belongs to the prepared statement. */
+  private readonly rawStatements = new Map<string, Statement>();
 
   constructor(open: () => BetterSqlite3.Database) {
     this.db = open();
@@ -68,6 +70,19 @@ export class SqliteReader {
   /** The first row of a read-only query, or undefined. */
   get<T>(sql: string, params: unknown[]): T | undefined {
     return this.statements.prepare(sql).get(...params) as T | undefined;
+  }
+
+  /**
+   * The first row as an array of column values in the SELECT's order, or undefined. For the hottest read:
+   * better-sqlite3 builds an array several microseconds faster than an object with a property per column.
+   */
+  getRaw(sql: string, params: unknown[]): unknown[] | undefined {
+    let stmt = this.rawStatements.get(sql);
+    if (!stmt || stmt.busy) {
+      stmt = this.db.prepare(sql).raw(true) as Statement;
+      if (this.rawStatements.size < MAX_CACHED) this.rawStatements.set(sql, stmt);
+    }
+    return stmt.get(...params) as unknown[] | undefined;
   }
 
   close(): void {

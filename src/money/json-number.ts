@@ -4,6 +4,9 @@
  */
 export function jsonNumber(decimal: string): number {
   const n = Number(decimal);
+  // Fast path (status reads format seven amounts each): when the number's shortest form is the very text
+  // given, the two are the same decimal. Everything else is compared digit by digit below.
+  if (String(n) === decimal && Number.isFinite(n)) return n;
   if (!Number.isFinite(n) || canonical(String(n)) !== canonical(decimal)) {
     throw new RangeError(`${decimal} cannot be written as an exact JSON number`);
   }
@@ -12,8 +15,9 @@ export function jsonNumber(decimal: string): number {
 
 /** Plain decimal form without exponent, sign of zero, leading or trailing zeros. */
 function canonical(text: string): string {
-  const m = /^(-?)(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(text.trim());
-  if (!m) return `invalid:${text}`;
+  const m = /^(-?)(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(text);
+  // No digit at all ("", ".", "-") is no number, not zero.
+  if (!m || (m[2] ?? '') + (m[3] ?? '') === '') return `invalid:${text}`;
   const [, sign, intPart = '', fracPart = '', expText] = m;
   let digits = `${intPart}${fracPart}`;
   let point = intPart.length + Number(expText ?? 0);

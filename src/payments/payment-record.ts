@@ -61,27 +61,33 @@ export function hostedUrl(publicUrl: string, reference: string): string {
 export function paymentRecord(row: PaymentRow, ctx: RecordContext): Record<string, unknown> {
   const req = storedRequest(row);
   const a = paymentAmounts(row);
-  const n = exactNumber;
+  // Each amount is formatted once and written under both spellings.
+  const crypto = exactNumber(a.crypto_amount);
+  const order = exactNumber(a.order_amount);
+  const unconfirmedCrypto = exactNumber(a.unconfirmed_crypto_amount);
+  const confirmedCrypto = exactNumber(a.confirmed_crypto_amount);
+  const unconfirmedOrder = exactNumber(a.unconfirmed_order_amount);
+  const confirmedOrder = exactNumber(a.confirmed_order_amount);
   const record: Record<string, unknown> = {
     payment_reference: row.reference,
     type: row.type,
     crypto_currency: row.crypto_currency,
     crypto_address: row.status === 'invalid' ? '' : ctx.address,
-    crypto_amount: n(a.crypto_amount),
-    crypto_amt: n(a.crypto_amount),
+    crypto_amount: crypto,
+    crypto_amt: crypto,
     order_currency: row.order_currency,
-    order_amount: n(a.order_amount),
-    order_amt: n(a.order_amount),
-    exchange_rate: n(a.exchange_rate),
+    order_amount: order,
+    order_amt: order,
+    exchange_rate: exactNumber(a.exchange_rate),
     expiry_date: isoUtc(Number(row.expiry_at)),
-    unconfirmed_crypto_amount: n(a.unconfirmed_crypto_amount),
-    unconfirmed_crypto_amt: n(a.unconfirmed_crypto_amount),
-    confirmed_crypto_amount: n(a.confirmed_crypto_amount),
-    confirmed_crypto_amt: n(a.confirmed_crypto_amount),
-    unconfirmed_order_amount: n(a.unconfirmed_order_amount),
-    unconfirmed_order_amt: n(a.unconfirmed_order_amount),
-    confirmed_order_amount: n(a.confirmed_order_amount),
-    confirmed_order_amt: n(a.confirmed_order_amount),
+    unconfirmed_crypto_amount: unconfirmedCrypto,
+    unconfirmed_crypto_amt: unconfirmedCrypto,
+    confirmed_crypto_amount: confirmedCrypto,
+    confirmed_crypto_amt: confirmedCrypto,
+    unconfirmed_order_amount: unconfirmedOrder,
+    unconfirmed_order_amt: unconfirmedOrder,
+    confirmed_order_amount: confirmedOrder,
+    confirmed_order_amt: confirmedOrder,
     status: row.status,
     status_date: isoUtc(Number(row.status_at)),
     webhook_data: req.webhook_data_json === null ? null : toPlain(parseExactJson(req.webhook_data_json)),
