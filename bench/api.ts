@@ -260,10 +260,14 @@ async function benchEngine(engine: Engine, node: RegtestNode, ratesFile: string,
       process.stdout.write(`  ${engine}: ${s.name} … `);
       const pool = t.ctx.wallets.pool;
       const [claims0, misses0] = [pool.claims, pool.misses];
+      const batch0 = t.ctx.db.sqliteWriteStats?.();
       const { result, warmupBad } = await measure(s);
       // Issues that found the address pool empty derive under the wallet lock: they should be rare.
       const issued = pool.claims - claims0 + pool.misses - misses0;
-      const poolNote = issued > 0 ? `  (address pool: ${pool.claims - claims0} claimed, ${pool.misses - misses0} derived inline)` : '';
+      const batch1 = t.ctx.db.sqliteWriteStats?.();
+      const batches = batch0 && batch1 ? batch1.batches - batch0.batches : 0;
+      const batchNote = batches > 0 ? `, group commit: ${batch1!.writes - batch0!.writes} writes in ${batches} commits` : '';
+      const poolNote = issued > 0 ? `  (address pool: ${pool.claims - claims0} claimed, ${pool.misses - misses0} derived inline${batchNote})` : '';
       // A run that completed nothing failed too, even if autocannon counted no error.
       const bad = failures(result) + warmupBad + (result['2xx'] === 0 ? 1 : 0);
       byName.set(s.name, result.requests.mean);

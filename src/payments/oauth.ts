@@ -12,10 +12,12 @@ import { ensureWebhookSecret, newWebhookSecret } from './webhook-secrets.ts';
 import type { BearerCheck } from '../http/oauth-bearer.ts';
 
 // The two lookups of every creation, as the query builder writes them, for PostgreSQL's named statements.
-const BEARER_SQL_PG =
-  'select t.client_id, t.expires_at, c.revoked_at from oauth_tokens t join oauth_clients c on c.id = t.client_id where t.token_hash = $1';
-const WALLET_FOR_SQL_PG =
-  'select w.*, b.client_id as bound_client from wallets w left join oauth_client_wallets b on b.wallet_id = w.id and b.client_id = $1 where w.api_id = $2';
+const BEARER_SQL =
+  'select t.client_id, t.expires_at, c.revoked_at from oauth_tokens t join oauth_clients c on c.id = t.client_id where t.token_hash = ?';
+const BEARER_SQL_PG = BEARER_SQL.replace('?', '$1');
+const WALLET_FOR_SQL =
+  'select w.*, b.client_id as bound_client from wallets w left join oauth_client_wallets b on b.wallet_id = w.id and b.client_id = ? where w.api_id = ?';
+const WALLET_FOR_SQL_PG = WALLET_FOR_SQL.replace('?', '$1').replace('?', '$2');
 
 /** Lifetime of an access token, seconds (DESIGN.md section 7: 1 h). */
 export const TOKEN_LIFETIME_SECONDS = 3600;
@@ -102,9 +104,13 @@ export class OAuthClients {
     if (!header) return { ok: false, reason: 'missing' };
     if (!m) return { ok: false, reason: 'invalid' };
     const hash = hashToken(m[1]!);
-    // On PostgreSQL a named prepared statement (every authenticated request runs it; see Db.pgNamed).
-    const row = this.db.pgNamed
-      ? (await this.db.pgNamed<{ client_id: bigint; expires_at: bigint; revoked_at: bigint | null }>('satgate_bearer_check', BEARER_SQL_PG, [hash]))[0]
+    // Every authenticated request runs this: written by hand, on SQLite on the read-only connection (committed
+    // data only, so a revocation counts from its commit), on PostgreSQL as a named prepared statement.
+    type Found = { client_id: bigint; expires_at: bigint; revoked_at: bigint | null };
+    const row = this.db.reader
+      ? this.db.reader.get<Found>(BEARER_SQL, [hash])
+      : this.db.pgNamed
+      ? (await this.db.pgNamed<Found>('satgate_bearer_check', BEARER_SQL_PG, [hash]))[0]
       : await this.db.kysely
           .selectFrom('oauth_tokens as t')
           .innerJoin('oauth_clients as c', 'c.id', 't.client_id')
@@ -121,8 +127,11 @@ export class OAuthClients {
    * asked for them one by one); undefined when no wallet has that API ID.
    */
   async walletFor(clientRowId: bigint, apiId: string): Promise<{ wallet: Selectable<WalletsTable>; bound: boolean } | undefined> {
-    const row = this.db.pgNamed
-      ? (await this.db.pgNamed<Selectable<WalletsTable> & { bound_client: bigint | null }>('satgate_wallet_for', WALLET_FOR_SQL_PG, [clientRowId, apiId]))[0]
+    type Found = Selectable<WalletsTable> & { bound_client: bigint | null };
+    const row = this.db.reader
+      ? this.db.reader.get<Found>(WALLET_FOR_SQL, [clientRowId, apiId])
+      : this.db.pgNamed
+      ? (await this.db.pgNamed<Found>('satgate_wallet_for', WALLET_FOR_SQL_PG, [clientRowId, apiId]))[0]
       : await this.db.kysely
           .selectFrom('wallets as w')
           .leftJoin('oauth_client_wallets as b', (join) => join.onRef('b.wallet_id', '=', 'w.id').on('b.client_id', '=', clientRowId))

@@ -114,9 +114,10 @@ export class PaymentService {
       payer_ip: input.payer_ip,
     };
 
-    // PostgreSQL, no Idempotency-Key, a pooled address: the whole creation is one statement (one round trip,
-    // atomic by itself). Otherwise, or when the pool is empty, the transaction below.
-    if (idempotencyKey === undefined && deps.db.engine === 'postgres' && deps.issuer.pooled) {
+    // No Idempotency-Key and a pooled address: the whole creation is one statement on PostgreSQL (one round
+    // trip, atomic by itself), one synchronous transaction of prepared statements on SQLite (db/payment-insert.ts).
+    // Otherwise, or when the pool is empty, the transaction below.
+    if (idempotencyKey === undefined && (deps.db.engine === 'postgres' || deps.db.sqliteWrite) && deps.issuer.pooled) {
       let lock: Omit<RateLock, 'id'>;
       try {
         lock = await deps.rates.planLock('payment_request', input.order_currency);
