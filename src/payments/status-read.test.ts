@@ -23,8 +23,18 @@ describe.each(testEngines())('the hand-written status read on %s', (engine) => {
           ).rows.map((r) => r.name);
     expect([...PAYMENT_COLUMNS].sort()).toEqual([...columns].sort());
   });
+});
 
-  it.runIf(engine === 'sqlite')('a raw row reads back as the same payment the query builder returns', async () => {
+describe('the SQLite status read in raw mode', () => {
+  let testDb: TestDb;
+  beforeAll(async () => {
+    testDb = await createTestDb('sqlite');
+  });
+  afterAll(async () => {
+    await testDb?.dispose();
+  });
+
+  it('a raw row reads back as the same payment the query builder returns', async () => {
     const { kysely, reader } = testDb.db;
     const wallet = await kysely
       .insertInto('wallets')
