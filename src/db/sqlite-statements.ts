@@ -13,13 +13,17 @@ type Statement = BetterSqlite3.Statement<unknown[], unknown>;
 export class StatementCache {
   private readonly cache = new Map<string, Statement>();
 
-  constructor(private readonly db: BetterSqlite3.Database) {}
+  constructor(
+    private readonly db: BetterSqlite3.Database,
+    /** Statements in raw mode (rows as arrays): the mode belongs to the prepared statement, so a cache holds one kind. */
+    private readonly raw = false,
+  ) {}
 
   /** The prepared statement for `sql`. */
   prepare(sql: string): Statement {
     const hit = this.cache.get(sql);
     if (hit && !hit.busy) return hit;
-    const stmt = this.db.prepare(sql) as Statement;
+    const stmt = (this.raw ? this.db.prepare(sql).raw(true) : this.db.prepare(sql)) as Statement;
     if (!hit) {
       if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(sql, stmt);
@@ -56,8 +60,7 @@ export function withStatementCache(db: BetterSqlite3.Database, cache: StatementC
 export class SqliteReader {
   private readonly db: BetterSqlite3.Database;
   private readonly statements: StatementCache;
-  /** Statements in raw mode (rows as arrays), kept apart: the mode belongs to the prepared statement. */
-  private readonly rawStatements = new Map<string, Statement>();
+  private readonly rawStatements: StatementCache;
 
   constructor(open: () => BetterSqlite3.Database) {
     this.db = open();
@@ -65,6 +68,7 @@ export class SqliteReader {
     this.db.pragma('busy_timeout = 5000');
     this.db.defaultSafeIntegers(true);
     this.statements = new StatementCache(this.db);
+    this.rawStatements = new StatementCache(this.db, true);
   }
 
   /** The first row of a read-only query, or undefined. */
@@ -77,12 +81,7 @@ export class SqliteReader {
    * better-sqlite3 builds an array several microseconds faster than an object with a property per column.
    */
   getRaw(sql: string, params: unknown[]): unknown[] | undefined {
-    let stmt = this.rawStatements.get(sql);
-    if (!stmt || stmt.busy) {
-      stmt = this.db.prepare(sql).raw(true) as Statement;
-      if (this.rawStatements.size < MAX_CACHED) this.rawStatements.set(sql, stmt);
-    }
-    return stmt.get(...params) as unknown[] | undefined;
+    return this.rawStatements.prepare(sql).get(...params) as unknown[] | undefined;
   }
 
   close(): void {

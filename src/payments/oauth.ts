@@ -11,7 +11,8 @@ import { constantTimeEqual, hashToken, newToken } from '../security/tokens.ts';
 import { ensureWebhookSecret, newWebhookSecret } from './webhook-secrets.ts';
 import type { BearerCheck } from '../http/oauth-bearer.ts';
 
-// The two lookups of every creation, as the query builder writes them, for PostgreSQL's named statements.
+// The two lookups of every creation, as the query builder writes them: SQLite's reader runs them as they are,
+// PostgreSQL as named statements.
 const BEARER_SQL =
   'select t.client_id, t.expires_at, c.revoked_at from oauth_tokens t join oauth_clients c on c.id = t.client_id where t.token_hash = ?';
 const BEARER_SQL_PG = BEARER_SQL.replace('?', '$1');
