@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import pino from 'pino';
+import { sql } from 'kysely';
 import { createTestDb, testEngines, type TestDb } from '../../test/support/test-db.ts';
 import { loadVector } from '../../test/support/load-vector.ts';
 import { parseExtendedPublicKey } from '../bitcoin/extended-key.ts';
@@ -153,6 +154,26 @@ describe.each(testEngines())('the pool of pre-derived addresses on %s', (engine)
     expect(pool.claims + pool.misses).toBe(150);
   });
 
+  it('a wallet whose pool runs dry under a burst keeps a deeper pool afterwards, still gap-free', async () => {
+    const thread = new DerivationWorker();
+    threads.push(thread);
+    const issuer = new AddressIssuer(t.db.engine, () => {});
+    const pool = new AddressPool(t.db, () => Date.now(), silent, (w, i) => issuer.derive(w, i), thread, { target: 8, lowWater: 6, chunk: 2, maxTarget: 32 });
+    issuer.usePool(pool);
+    await pay(issuer);
+    await pool.settle();
+    expect(pool.sizesOf(wallet.id).target).toBe(8);
+    const issued = await Promise.all(Array.from({ length: 40 }, () => pay(issuer)));
+    await pool.settle();
+    const grown = pool.sizesOf(wallet.id);
+    expect(grown.target).toBeGreaterThan(8);
+    expect(grown.target).toBeLessThanOrEqual(32);
+    const pooled = await t.db.kysely.selectFrom('address_pool').select('derivation_index').where('wallet_id', '=', wallet.id).execute();
+    expect(pooled.length).toBe(grown.target);
+    const all = indexes([...issued, ...pooled, { derivation_index: 0n }]);
+    expect(all).toEqual(all.map((_, i) => i));
+  });
+
   it('refills on the main thread, with the same addresses, when the derivation thread is unavailable', async () => {
     const dead = new DerivationWorker();
     await dead.close();
@@ -198,5 +219,38 @@ describe.each(testEngines())('the pool of pre-derived addresses on %s', (engine)
     await pool.settle();
     const kinds = await t.db.kysely.selectFrom('address_pool').select('script_type').distinct().where('wallet_id', '=', wallet.id).execute();
     expect(kinds.map((k) => k.script_type)).toEqual(['p2pkh']);
+  });
+});
+
+// PostgreSQL plans statements from table statistics; SQLite has no such plan to check.
+describe.each(testEngines().filter((e) => e === 'postgres'))('the pool claim on %s', (engine) => {
+  let t: TestDb;
+  let wallet: WalletRow;
+  beforeEach(async () => {
+    t = await createTestDb(engine);
+    wallet = await insertWallet(t.db);
+  });
+  afterEach(async () => {
+    await Promise.all(threads.splice(0).map((th) => th.close()));
+    await t.dispose();
+  });
+
+  const pay = (issuer: AddressIssuer) => t.db.kysely.transaction().execute((trx) => issuer.issueForPayment(trx, wallet, Date.now()));
+
+  it('once the pool is filled its claim is planned as an ordered index scan, not a scan and sort of every pooled row', async () => {
+    const { issuer, pool } = wire(t.db);
+    await pay(issuer);
+    await pool.settle();
+    // The generic plan is the one a named prepared statement settles on after its first executions.
+    const plan = await t.db.kysely.transaction().execute(async (trx) => {
+      await sql`set local plan_cache_mode = force_generic_plan`.execute(trx);
+      await sql`prepare pool_claim_plan(bigint, text) as select id from address_pool where wallet_id = $1 and script_type = $2
+                order by derivation_index limit 1 for update skip locked`.execute(trx);
+      const { rows } = await sql<{ 'QUERY PLAN': string }>`explain execute pool_claim_plan(${sql.raw(String(wallet.id))}, 'p2wpkh')`.execute(trx);
+      await sql`deallocate pool_claim_plan`.execute(trx);
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    });
+    expect(plan).toMatch(/Index Scan using address_pool_wallet_index/);
+    expect(plan).not.toMatch(/Bitmap|Sort/);
   });
 });

@@ -22,11 +22,17 @@ import type { DerivationWorker } from './derivation-worker.ts';
 // 10 could come back through a connection pool busy with the burst itself: 40-60 % of creations at 10-50
 // connections found it empty and derived under the wallet lock. Refills now start after a quarter of the pool
 // is gone, in chunks derived off the main thread, so a chunk costs the request thread only its INSERT.
-/** Pooled addresses a refill tops a wallet up to. */
+// Fifth pass: a pool of 200 still ran dry under a sustained burst of 1,500-2,000 creations a second, and each
+// miss derived under the wallet lock, holding every other creation of the wallet back. A wallet whose pool
+// falls below a quarter of its target now has its target doubled (up to POOL_MAX_TARGET), with chunks of a
+// quarter of the target, so a busy wallet keeps a deep pool and a quiet one keeps 200 rows.
+/** Pooled addresses a refill tops a wallet up to, at first. */
 export const POOL_TARGET = 200;
-/** A wallet's pool is refilled once a claim leaves fewer than this many (as this process counts). */
+/** The most a busy wallet's target grows to. */
+export const POOL_MAX_TARGET = 3_200;
+/** A wallet's pool is refilled once a claim leaves fewer than this many (as this process counts), at first. */
 export const POOL_LOW_WATER = 150;
-/** Addresses derived and committed together by a refill. */
+/** Addresses derived and committed together by a refill, at first. */
 export const REFILL_CHUNK = 50;
 
 /**
@@ -35,11 +41,13 @@ export const REFILL_CHUNK = 50;
  */
 export const INLINE_CHUNK = 10;
 
-/** A pool's sizes; the defaults above suit one process serving bursts of hundreds of creations a second. */
+/** A pool's starting sizes; the defaults above suit one process serving bursts of hundreds of creations a second. */
 export interface PoolSizes {
   target: number;
   lowWater: number;
   chunk: number;
+  /** Largest target a busy wallet's pool grows to. */
+  maxTarget: number;
 }
 
 /** Derives receiving address `index` of a wallet (the issuer's derivation, with its cached keys). */
@@ -65,17 +73,37 @@ export class AddressPool {
     private readonly thread?: DerivationWorker,
     sizes: Partial<PoolSizes> = {},
   ) {
-    this.sizes = { target: POOL_TARGET, lowWater: POOL_LOW_WATER, chunk: REFILL_CHUNK, ...sizes };
+    this.sizes = { target: POOL_TARGET, lowWater: POOL_LOW_WATER, chunk: REFILL_CHUNK, maxTarget: POOL_MAX_TARGET, ...sizes };
   }
 
   private readonly sizes: PoolSizes;
+  /** Per wallet, the sizes its demand has grown them to (absent: the starting sizes). */
+  private readonly grown = new Map<bigint, PoolSizes>();
+  /** Wallets whose estimate comes from a refill's count (not just this process's claims since it started). */
+  private readonly counted = new Set<bigint>();
+  /** Wallets whose target grew during the refill under way. */
+  private readonly grewDuringRefill = new Set<bigint>();
+
+  /** The wallet's current sizes. */
+  sizesOf(walletId: bigint): PoolSizes {
+    return this.grown.get(walletId) ?? this.sizes;
+  }
 
   /** Notes a claim (or a miss: `claimed` false) and starts a background refill when the pool runs low. */
   noteClaim(wallet: WalletRow, claimed: boolean): void {
     if (claimed) this.claims++;
     const left = claimed ? (this.estimate.get(wallet.id) ?? 0) - 1 : 0;
     this.estimate.set(wallet.id, left);
-    if (left < this.sizes.lowWater) this.refillSoon(wallet);
+    const sizes = this.sizesOf(wallet.id);
+    // A miss, or below a quarter of the target (as counted by a refill) while a refill is under way: demand
+    // outruns this pool size. Grown at most once per refill, so a burst's first claims do not jump to the maximum.
+    const low = !claimed || (this.counted.has(wallet.id) && left < sizes.target / 4);
+    if (low && this.refills.has(wallet.id) && !this.grewDuringRefill.has(wallet.id) && sizes.target < sizes.maxTarget) {
+      const target = Math.min(sizes.maxTarget, sizes.target * 2);
+      this.grown.set(wallet.id, { ...sizes, target, lowWater: (target * 3) / 4, chunk: Math.max(sizes.chunk, target / 4) });
+      this.grewDuringRefill.add(wallet.id);
+    }
+    if (left < this.sizesOf(wallet.id).lowWater) this.refillSoon(wallet);
   }
 
   /** Starts a refill of the wallet's pool unless one is under way; errors are logged, never thrown. */
@@ -85,7 +113,10 @@ export class AddressPool {
       .catch((err: unknown) => {
         if (!this.closed) this.log.warn({ api_id: wallet.api_id, err: err instanceof Error ? err.message : String(err) }, 'address pool refill failed; addresses are derived on demand meanwhile');
       })
-      .finally(() => this.refills.delete(wallet.id));
+      .finally(() => {
+        this.refills.delete(wallet.id);
+        this.grewDuringRefill.delete(wallet.id);
+      });
     this.refills.set(wallet.id, run);
   }
 
@@ -96,6 +127,9 @@ export class AddressPool {
    */
   async refill(wallet: WalletRow): Promise<void> {
     const { kysely } = this.db;
+    // The next chunk is derived (on the worker thread) while this one is stored: derivation is most of a
+    // refill's time, and under a burst the store waits for a connection behind the burst's own statements.
+    let ahead: { from: number; batch: Promise<DerivedAddress[]> } | undefined;
     for (let misses = 0; misses < 5 && !this.closed; ) {
       // One round trip for the pool's state: under a burst the refill's statements queue for a connection
       // behind the burst's own, so each statement it saves lets it keep up with more creations.
@@ -108,9 +142,17 @@ export class AddressPool {
       const have = Number(state.have);
       const other = Number(state.other);
       this.estimate.set(wallet.id, have);
-      if (have >= this.sizes.target) return;
+      this.counted.add(wallet.id);
+      const sizes = this.sizesOf(wallet.id);
+      if (have >= sizes.target) return;
       const from = Math.max(state.issued === null ? -1 : Number(state.issued), state.pooled === null ? -1 : Number(state.pooled)) + 1;
-      const batch = await this.deriveRun(wallet, from, Math.min(this.sizes.chunk, this.sizes.target - have));
+      const count = Math.min(sizes.chunk, sizes.target - have);
+      // A run derived ahead is used when it starts where this chunk does (and is long enough).
+      const batch = ahead?.from === from ? (await ahead.batch).slice(0, count) : [];
+      const run = batch.length === count ? batch : await this.deriveRun(wallet, from, count);
+      ahead = have + count < sizes.target ? { from: from + count, batch: this.deriveRun(wallet, from + count, Math.min(sizes.chunk, sizes.target - have - count)) } : undefined;
+      // An unused run ahead must not end as an unhandled rejection; deriveRun already falls back on errors.
+      ahead?.batch.catch(() => {});
       const now = BigInt(this.clock());
       const stored = await kysely.transaction().execute(async (trx) => {
         await lockRow(trx, this.db.engine, 'wallets', wallet.id);
@@ -119,7 +161,7 @@ export class AddressPool {
         // Issuers that found the pool empty derived inline meanwhile: keep only the indexes still unused,
         // and none at all if that would leave a gap (then the next chunk starts from the new end).
         const next = await nextDerivationIndex(trx, wallet.id);
-        const fresh = batch.filter((a) => a.index >= next);
+        const fresh = run.filter((a) => a.index >= next);
         if (fresh.length === 0 || fresh[0]!.index !== next) return 0;
         await trx
           .insertInto('address_pool')
@@ -128,10 +170,28 @@ export class AddressPool {
         return fresh.length;
       });
       if (stored === 0) misses++;
+      else await this.refreshStatistics();
       // Let requests in between chunks.
       await new Promise<void>((r) => setImmediate(r));
     }
   }
+
+  /**
+   * PostgreSQL plans the claim (db/payment-insert.ts, db/address-claims.ts) once per connection from the table's
+   * statistics. Planned while the pool table still looked empty (a new database, or one not analyzed since the
+   * pool was first filled), the claim read every pooled row of the wallet by bitmap scan and sorted them, dead
+   * rows included, which a bitmap scan never prunes: under a burst of creations that cost more than the rest of
+   * the creation statement. With the pool's real size in the statistics it is an ordered index scan that stops
+   * at the first row it can lock. So the first refill a process commits analyzes the table once; cached plans
+   * are made again from the new statistics, and autovacuum keeps them current afterwards.
+   */
+  private async refreshStatistics(): Promise<void> {
+    if (this.analyzed || this.db.engine !== 'postgres') return;
+    this.analyzed = true;
+    await sql`analyze address_pool`.execute(this.db.kysely);
+  }
+
+  private analyzed = false;
 
   /** A refill's run of addresses: on the derivation thread when there is one, else (or if it failed) here. */
   private async deriveRun(wallet: WalletRow, from: number, count: number): Promise<DerivedAddress[]> {
