@@ -11,6 +11,18 @@ const Point = secp256k1.Point;
 const N = Point.Fn.ORDER;
 const HARDENED = 0x80000000;
 
+// The generator with its own table of multiples (window 8, normalized once, about 2.6 MB, built in about 40 ms on
+// first use): its variable-time multiply took 117 µs where the library's built-in generator took 157 µs (bench/derivation.ts).
+let generator: InstanceType<typeof Point> | undefined;
+function tableGenerator(): InstanceType<typeof Point> {
+  if (!generator) {
+    const g = Point.fromAffine(Point.BASE.toAffine());
+    g.precompute(8, false);
+    generator = g;
+  }
+  return generator;
+}
+
 /** Derives the compressed public keys of the children `i` (0 ≤ i < 2^31) of one public parent. */
 export class ChildKeyDeriver {
   private readonly parent: InstanceType<typeof Point>;
@@ -38,7 +50,7 @@ export class ChildKeyDeriver {
     const I = createHmac('sha512', this.chainCode).update(this.data).digest();
     const tweak = BigInt(`0x${I.toString('hex', 0, 32)}`);
     if (tweak >= N) return this.next(index);
-    const child = tweak === 0n ? this.parent : this.parent.add(Point.BASE.multiplyUnsafe(tweak));
+    const child = tweak === 0n ? this.parent : this.parent.add(tableGenerator().multiplyUnsafe(tweak));
     if (child.is0()) return this.next(index);
     return child.toBytes(true);
   }

@@ -5,7 +5,7 @@
 // lock, the payment and its creation transition inserted. On SQLite they are plain prepared statements in one
 // synchronous transaction. Nothing is written when the pool has no row for the wallet; the caller then takes
 // the transactional path.
-import { sql, type Selectable } from 'kysely';
+import { CompiledQuery, type Selectable } from 'kysely';
 import type { Db, SqliteConnection } from './database.ts';
 import type { PaymentsTable } from './schema.ts';
 import { currentFence } from './fencing.ts';
@@ -45,47 +45,49 @@ export async function insertPaymentFromPool(db: Db, p: OneStatementPayment): Pro
   if (db.sqliteWrite) return db.sqliteWrite((conn) => insertOnSqlite(conn, p));
   if (db.engine !== 'postgres') throw new Error('insertPaymentFromPool needs PostgreSQL or SQLite on a file');
   const now = BigInt(p.now);
-  const query = sql<OneStatementResult>`
+  const { lock, payment: q } = p;
+  const values = [
+    p.walletId, p.scriptType, now, lock.purpose, lock.currency, lock.rate, BigInt(lock.rateAt), BigInt(lock.lockedAt), BigInt(lock.expiresAt),
+    q.reference, p.clientId, q.type, q.cryptoCurrency, q.cryptoSats, q.orderCurrency, q.orderAmount, BigInt(q.monitorUntil), q.requestJson,
+  ];
+  // A named prepared statement: the server parses and plans this CTE once per connection instead of on every
+  // creation (its text is the same each time; only the parameters differ). Fenced singleton work never creates
+  // payments, but if it did it would go through Kysely, whose connection checks the fence.
+  if (db.pgNamed && !currentFence()) return (await db.pgNamed<OneStatementResult>('satgate_payment_insert', PG_INSERT, values))[0];
+  const { rows } = await db.kysely.executeQuery<OneStatementResult>(CompiledQuery.raw(PG_INSERT, values));
+  return rows[0];
+}
+
+// The statement's text is constant (written with $n placeholders, not built per call): building it with the
+// query builder cost about 30 µs of the request thread per creation.
+const PG_INSERT = `
     with claimed as (
       delete from address_pool where id = (
-        select id from address_pool where wallet_id = ${p.walletId} and script_type = ${p.scriptType}
+        select id from address_pool where wallet_id = $1 and script_type = $2
         order by derivation_index limit 1 for update skip locked)
       returning wallet_id, derivation_index, address, script_hex),
     addr as (
       insert into addresses (wallet_id, derivation_index, address, script_hex, created_at, reserved_until, purpose)
-      select wallet_id, derivation_index, address, script_hex, ${now}::bigint, null, 'payment' from claimed
+      select wallet_id, derivation_index, address, script_hex, $3::bigint, null, 'payment' from claimed
       returning id, derivation_index, address, script_hex),
     lk as (
       insert into rate_locks (purpose, currency, rate, rate_at, locked_at, expires_at)
-      select ${p.lock.purpose}::text, ${p.lock.currency}::text, ${p.lock.rate}::text, ${BigInt(p.lock.rateAt)}::bigint,
-             ${BigInt(p.lock.lockedAt)}::bigint, ${BigInt(p.lock.expiresAt)}::bigint from claimed
+      select $4::text, $5::text, $6::text, $7::bigint, $8::bigint, $9::bigint from claimed
       returning id),
     pay as (
       insert into payments (reference, wallet_id, address_id, client_id, type, crypto_currency, crypto_sats, order_currency,
                             order_amount, exchange_rate, rate_lock_id, expiry_at, monitor_until, status, status_at, request_json, created_at)
-      select ${p.payment.reference}::text, ${p.walletId}::bigint, addr.id, ${p.clientId}::bigint, ${p.payment.type}::text,
-             ${p.payment.cryptoCurrency}::text, ${p.payment.cryptoSats}::bigint, ${p.payment.orderCurrency}::text,
-             ${p.payment.orderAmount}::text, ${p.lock.rate}::text, lk.id, ${BigInt(p.lock.expiresAt)}::bigint,
-             ${BigInt(p.payment.monitorUntil)}::bigint, 'unpaid', ${now}::bigint, ${p.payment.requestJson}::text, ${now}::bigint
+      select $10::text, $1::bigint, addr.id, $11::bigint, $12::text, $13::text, $14::bigint, $15::text,
+             $16::text, $6::text, lk.id, $9::bigint, $17::bigint, 'unpaid', $3::bigint, $18::text, $3::bigint
       from addr, lk
       returning *),
     -- The creation transition, as notify/status-transition.ts records it (creation notifies no one).
     tr as (
       insert into payment_transitions (payment_id, from_status, to_status, cause, at)
-      select id, null, 'unpaid', 'created', ${now}::bigint from pay)
+      select id, null, 'unpaid', 'created', $3::bigint from pay)
     select pay.*, addr.address as issued_address, addr.script_hex as issued_script_hex, addr.derivation_index as issued_index,
-           (select max(derivation_index) from addresses where wallet_id = ${p.walletId} and first_funded_at is not null) as last_funded
+           (select max(derivation_index) from addresses where wallet_id = $1 and first_funded_at is not null) as last_funded
     from pay, addr`;
-  // A named prepared statement: the server parses and plans this CTE once per connection instead of on every
-  // creation (its text is the same each time; only the parameters differ). Fenced singleton work never creates
-  // payments, but if it did it would go through Kysely, whose connection checks the fence.
-  if (db.pgNamed && !currentFence()) {
-    const compiled = query.compile(db.kysely);
-    return (await db.pgNamed<OneStatementResult>('satgate_payment_insert', compiled.sql, [...compiled.parameters]))[0];
-  }
-  const { rows } = await query.execute(db.kysely);
-  return rows[0];
-}
 
 // SQLite: the same writes as the statement above, as plain statements prepared once and run back to back in
 // one transaction with no await between them (SQLite has a single writer, so no row locks are needed).

@@ -3,18 +3,24 @@
 import type { FastifyError, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { ProblemError } from '../core/errors.ts';
 
-/** What checking a bearer token answers; `payments/oauth.ts` implements it over the token table. */
-export type BearerCheck = { ok: true; clientRowId: bigint } | { ok: false; reason: 'missing' | 'invalid' | 'expired' };
+/**
+ * What checking a bearer token answers; `payments/oauth.ts` implements it over the token table. `looked` is what
+ * the verifier found for a hint (below) in the same query, for the route to use instead of asking again.
+ */
+export type BearerCheck = { ok: true; clientRowId: bigint; looked?: unknown } | { ok: false; reason: 'missing' | 'invalid' | 'expired' };
 
 /** Anything that can check a bearer `Authorization` header. */
 export interface BearerVerifier {
-  checkBearer(header: string | undefined): Promise<BearerCheck>;
+  /** `hint`: what the route will look up next (payment creation: the body's API ID), looked up in the same query. */
+  checkBearer(header: string | undefined, hint?: string): Promise<BearerCheck>;
 }
 
 /** The caller an authentication hook found. */
 export interface OAuthCaller {
   /** Row id of the OAuth client. */
   clientRowId: bigint;
+  /** The verifier's answer for the route's hint, when there was one. */
+  looked?: unknown;
 }
 
 declare module 'fastify' {
@@ -26,13 +32,13 @@ declare module 'fastify' {
 
 /**
  * A `preHandler` hook (after the body is parsed, as before) that admits a valid bearer token and sets
- * `request.oauthClient`; otherwise answers 401 `unauthorized` with the RFC 6750 `WWW-Authenticate` header.
+ * `request.oauthClient` (with what the verifier found for `hintOf`'s answer, if any); otherwise answers 401 `unauthorized` with the RFC 6750 `WWW-Authenticate` header.
  */
-export function oauthBearer(verifier: BearerVerifier): preHandlerAsyncHookHandler {
+export function oauthBearer(verifier: BearerVerifier, hintOf?: (request: FastifyRequest) => string | undefined): preHandlerAsyncHookHandler {
   return async (request, reply) => {
-    const auth = await verifier.checkBearer(request.headers.authorization);
+    const auth = await verifier.checkBearer(request.headers.authorization, hintOf?.(request));
     if (auth.ok) {
-      request.oauthClient = { clientRowId: auth.clientRowId };
+      request.oauthClient = { clientRowId: auth.clientRowId, looked: auth.looked };
       return;
     }
     reply.header('www-authenticate', auth.reason === 'missing' ? 'Bearer realm="satgate"' : 'Bearer realm="satgate", error="invalid_token"');

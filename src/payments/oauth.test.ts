@@ -4,6 +4,7 @@ import { testEngines } from '../../test/support/test-db.ts';
 import { writeRatesFile } from '../../test/support/rates-file.ts';
 import { addSandboxWallet, createClient, customRequest, postPayment, tokenFor } from '../../test/support/payment-api.ts';
 import { hashToken } from '../security/tokens.ts';
+import type { LookedUpWallet } from './oauth.ts';
 
 describe.each(testEngines())('OAuth 2.0 client credentials on %s', (engine) => {
   let t: TestApp;
@@ -116,6 +117,35 @@ describe.each(testEngines())('OAuth 2.0 client credentials on %s', (engine) => {
     const unknown = await postPayment(t.app, issued, customRequest(`test_${'0'.repeat(32)}`));
     expect(unknown.statusCode, unknown.body).toBe(404);
     expect(unknown.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+
+  it('the bearer check made with an API ID finds the same wallet and binding as the wallet lookup on its own', async () => {
+    const header = `Bearer ${await tokenFor(t.app, client)}`;
+    const { oauth } = t.ctx.payments;
+    for (const id of [apiId, otherApiId, `test_${'0'.repeat(32)}`]) {
+      const check = await oauth.checkBearer(header, id);
+      if (!check.ok) throw new Error(`token refused: ${check.reason}`);
+      expect(check.looked).toEqual({ apiId: id, found: await oauth.walletFor(check.clientRowId, id) });
+    }
+    const found = ((await oauth.checkBearer(header, apiId)) as { looked: LookedUpWallet }).looked.found!;
+    expect(found.bound).toBe(true);
+    expect(found.wallet.api_id).toBe(apiId);
+    // The combined query names its own columns apart from the wallet's, which it returns whole.
+    const walletColumns = Object.keys(found.wallet);
+    for (const added of ['token_client', 'token_expires_at', 'client_revoked_at', 'bound_client']) expect(walletColumns).not.toContain(added);
+  });
+
+  it('the bearer check made with an API ID refuses a revoked client and an expired token as the plain one does', async () => {
+    const revocable = await createClient(t.ctx, [apiId]);
+    const header = `Bearer ${await tokenFor(t.app, revocable)}`;
+    const { oauth } = t.ctx.payments;
+    now += 3600 * 1000;
+    expect(await oauth.checkBearer(header, apiId)).toEqual({ ok: false, reason: 'expired' });
+    now = Date.now();
+    await t.ctx.db.kysely.updateTable('oauth_clients').set({ revoked_at: BigInt(now) }).where('client_id', '=', revocable.client_id).execute();
+    expect(await oauth.checkBearer(header, apiId)).toEqual({ ok: false, reason: 'invalid' });
+    expect(await oauth.checkBearer(header)).toEqual({ ok: false, reason: 'invalid' });
+    expect(await oauth.checkBearer('Bearer unknown-token', apiId)).toEqual({ ok: false, reason: 'invalid' });
   });
 
   it('a client bound to several API IDs shares one new webhook secret among wallets that had none', async () => {

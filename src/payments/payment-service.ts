@@ -16,7 +16,7 @@ import { bodyHash, exactNumber } from '../money/canonical-json.ts';
 import { checkPaymentRequest } from './payment-request.ts';
 import { pageData, paymentRecord, type PaymentRow, type RecordContext, type StoredRequest } from './payment-record.ts';
 import type { PaymentStatusMachine } from './status-machine.ts';
-import type { OAuthClients } from './oauth.ts';
+import type { LookedUpWallet, OAuthClients } from './oauth.ts';
 import type { PaymentsDeps } from './payments.ts';
 import { IdempotencyError, type IdempotencyStore } from '../db/idempotency-store.ts';
 import { recordTransition } from '../notify/status-transition.ts';
@@ -70,8 +70,11 @@ const notFound = (reference: string) => new ProblemError('not-found', `No paymen
 export class PaymentService {
   constructor(private readonly deps: PaymentServiceDeps) {}
 
-  /** Operation 26 for an authenticated client: validates, then creates the payment (or replays an idempotent answer). */
-  async create(clientRowId: bigint, body: JsonValue | undefined, idempotencyKey: string | undefined): Promise<Answer> {
+  /**
+   * Operation 26 for an authenticated client: validates, then creates the payment (or replays an idempotent answer).
+   * `looked`: the wallet the bearer check found for the body's API ID, if it looked.
+   */
+  async create(clientRowId: bigint, body: JsonValue | undefined, idempotencyKey: string | undefined, looked?: LookedUpWallet): Promise<Answer> {
     const { deps } = this;
     const checked = checkPaymentRequest(body, (code) => deps.isSupportedCurrency(code));
     const errors: FieldProblem[] = checked.ok ? [] : checked.errors;
@@ -82,7 +85,8 @@ export class PaymentService {
     if (!checked.ok || errors.length > 0) throw new ProblemError('invalid-request', 'The payment request has invalid fields.', errors);
     const input = checked.request;
 
-    const found = await deps.oauth.walletFor(clientRowId, input.api_id);
+    // The bearer check has usually looked the wallet up already (one query for both); otherwise ask now.
+    const found = looked?.apiId === input.api_id ? looked.found : await deps.oauth.walletFor(clientRowId, input.api_id);
     if (!found) throw new ProblemError('not-found', `No wallet with API ID ${JSON.stringify(input.api_id)}.`);
     const { wallet } = found;
     if (!found.bound) {

@@ -1,12 +1,12 @@
 // Payment API v1 routes (INTERFACE.md 4.4): operations 26 to 29 under /api/v1/payment. Errors are RFC 9457
 // problem details (the central handler writes them for every ProblemError and validation failure).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from '../core/errors.ts';
 import type { JsonValue } from '../money/exact-json.ts';
 import { useExactJsonBodies } from '../http/exact-json-body.ts';
 import { idempotencyKey } from '../http/idempotency-key.ts';
 import { oauthBearer, oauthClientOf } from '../http/oauth-bearer.ts';
-import type { OAuthClients } from './oauth.ts';
+import type { LookedUpWallet, OAuthClients } from './oauth.ts';
 import { oauthRoutes } from './oauth-routes.ts';
 import formbody from '@fastify/formbody';
 import type { PaymentService } from './payment-service.ts';
@@ -37,6 +37,14 @@ export async function paymentRoutes(app: FastifyInstance, ctx: PaymentRoutesCont
 }
 
 /** Operations 26 to 29. */
+/** The body's API ID when it is a string (anything else is the validator's to refuse, after the bearer check). */
+function apiIdOf(request: FastifyRequest): string | undefined {
+  const body = request.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const apiId = (body as Record<string, unknown>).api_id;
+  return typeof apiId === 'string' ? apiId : undefined;
+}
+
 async function operationRoutes(app: FastifyInstance, ctx: PaymentRoutesContext): Promise<void> {
   useExactJsonBodies(app, BODY_LIMIT);
 
@@ -52,10 +60,12 @@ async function operationRoutes(app: FastifyInstance, ctx: PaymentRoutesContext):
       // The schema documents the body; checkPaymentRequest validates it, exactly, listing every bad field.
       validatorCompiler: () => () => true,
       config: { errorFormat: 'problem' },
-      preHandler: [oauthBearer(ctx.oauth), idempotencyKey],
+      // The bearer check also looks up the body's wallet, in the same query (payments/oauth.ts).
+      preHandler: [oauthBearer(ctx.oauth, apiIdOf), idempotencyKey],
     },
     async (request, reply) => {
-      const answer = await ctx.service.create(oauthClientOf(request).clientRowId, request.body, request.idempotencyKey);
+      const caller = oauthClientOf(request);
+      const answer = await ctx.service.create(caller.clientRowId, request.body, request.idempotencyKey, caller.looked as LookedUpWallet | undefined);
       if (answer.replayed) reply.header('idempotent-replayed', 'true');
       reply.header('cache-control', 'no-store');
       return reply.status(answer.status).send(answer.body);
