@@ -2,8 +2,6 @@
 // the pool's refills off the main thread. Each wallet's key is sent once and kept here parsed, so its chain
 // node's decoded point is reused by every later batch, as on the main thread.
 import { parentPort } from 'node:worker_threads';
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parseExtendedPublicKey, type ExtendedPublicKey } from '../bitcoin/extended-key.ts';
 import { deriveReceiveAddresses } from '../bitcoin/receive-address.ts';
 import type { Network } from '../bitcoin/networks.ts';
@@ -11,16 +9,6 @@ import type { ScriptType } from '../bitcoin/script-type.ts';
 import type { DerivationReply, DerivationRequest } from './derivation-worker.ts';
 
 const keys = new Map<number, ExtendedPublicKey>();
-
-// Refills are background work: on Linux this thread lowers its own scheduling priority (nice 10), so on a busy
-// machine the request thread gets the CPU first and a refill takes the time left over. /proc/thread-self names
-// this thread's id; elsewhere, or when that is refused, the thread keeps the process's priority.
-try {
-  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  if (Number.isInteger(tid) && tid > 0) setPriority(tid, 10);
-} catch {
-  // Not Linux, or not permitted: same priority as the request thread, as before.
-}
 
 parentPort!.on('message', (msg: DerivationRequest) => {
   let reply: DerivationReply;
