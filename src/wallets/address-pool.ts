@@ -10,7 +10,7 @@
 import type { Logger } from 'pino';
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import type { Db, SqliteConnection } from '../db/database.ts';
+import type { Db } from '../db/database.ts';
 import type { Clock } from '../core/clock.ts';
 import { lockRow } from '../db/row-locks.ts';
 import { nextDerivationIndex } from '../db/address-claims.ts';
@@ -50,13 +50,8 @@ export interface PoolSizes {
   maxTarget: number;
 }
 
-/** A refill chunk's most rows, whatever the target: one chunk is one write, and on SQLite it runs on the request thread. */
+/** A refill chunk's most rows, whatever the target: one chunk is one INSERT, built and run on the request thread. */
 export const MAX_CHUNK = 200;
-
-const SQLITE_DROP_OTHER_TYPES = 'delete from address_pool where wallet_id = ? and script_type <> ?';
-const SQLITE_LAST_INDEXES =
-  'select (select max(derivation_index) from addresses where wallet_id = ?) as issued, (select max(derivation_index) from address_pool where wallet_id = ?) as pooled';
-const SQLITE_POOL_INSERT = 'insert into address_pool (wallet_id, derivation_index, address, script_hex, script_type, created_at) values (?, ?, ?, ?, ?, ?)';
 
 /**
  * The part of a derived run still unused when the next free index is `next`: nothing if the run would leave a
@@ -171,43 +166,25 @@ export class AddressPool {
       // An unused run ahead must not end as an unhandled rejection; deriveRun already falls back on errors.
       ahead?.batch.catch(() => {});
       const now = BigInt(this.clock());
-      const stored = this.db.sqliteWrite
-        ? await this.db.sqliteWrite((conn) => this.storeOnSqlite(conn, wallet, other > 0, run, now))
-        : await kysely.transaction().execute(async (trx) => {
-            await lockRow(trx, this.db.engine, 'wallets', wallet.id);
-            // Rows of a script type the wallet no longer has were never issued; their indexes are derived again.
-            if (other > 0) await trx.deleteFrom('address_pool').where('wallet_id', '=', wallet.id).where('script_type', '!=', wallet.script_type).execute();
-            // Issuers that found the pool empty derived inline meanwhile: keep only the indexes still unused,
-            // and none at all if that would leave a gap (then the next chunk starts from the new end).
-            const fresh = freshRun(run, await nextDerivationIndex(trx, wallet.id));
-            if (fresh.length === 0) return 0;
-            await trx
-              .insertInto('address_pool')
-              .values(fresh.map((a) => this.row(wallet, a, now)))
-              .execute();
-            return fresh.length;
-          });
+      const stored = await kysely.transaction().execute(async (trx) => {
+        await lockRow(trx, this.db.engine, 'wallets', wallet.id);
+        // Rows of a script type the wallet no longer has were never issued; their indexes are derived again.
+        if (other > 0) await trx.deleteFrom('address_pool').where('wallet_id', '=', wallet.id).where('script_type', '!=', wallet.script_type).execute();
+        // Issuers that found the pool empty derived inline meanwhile: keep only the indexes still unused,
+        // and none at all if that would leave a gap (then the next chunk starts from the new end).
+        const fresh = freshRun(run, await nextDerivationIndex(trx, wallet.id));
+        if (fresh.length === 0) return 0;
+        await trx
+          .insertInto('address_pool')
+          .values(fresh.map((a) => this.row(wallet, a, now)))
+          .execute();
+        return fresh.length;
+      });
       if (stored === 0) misses++;
       else await this.refreshStatistics();
       // Let requests in between chunks.
       await new Promise<void>((r) => setImmediate(r));
     }
-  }
-
-  /**
-   * The same store on SQLite, as one synchronous write that joins the creations' group commit: a query builder
-   * transaction stays open across awaits, and every creation arriving meanwhile waited for it (SQLite's p99).
-   */
-  private storeOnSqlite(conn: SqliteConnection, wallet: WalletRow, dropOtherTypes: boolean, run: DerivedAddress[], now: bigint): number {
-    if (dropOtherTypes) conn.run(SQLITE_DROP_OTHER_TYPES, [wallet.id, wallet.script_type]);
-    const max = conn.get<{ issued: bigint | null; pooled: bigint | null }>(SQLITE_LAST_INDEXES, [wallet.id, wallet.id]);
-    const next = Math.max(max?.issued === null || max?.issued === undefined ? -1 : Number(max.issued), max?.pooled === null || max?.pooled === undefined ? -1 : Number(max.pooled)) + 1;
-    const fresh = freshRun(run, next);
-    for (const a of fresh) {
-      const r = this.row(wallet, a, now);
-      conn.run(SQLITE_POOL_INSERT, [r.wallet_id, r.derivation_index, r.address, r.script_hex, r.script_type, r.created_at]);
-    }
-    return fresh.length;
   }
 
   /**
