@@ -1,3 +1,4 @@
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -53,7 +54,10 @@ async function spawnServer(env: Record<string, string>, timeoutMs: number): Prom
     }
     try {
       const res = await fetch(`${url}/health`);
-      if (res.status === 200) break;
+      // Another test's server can hold the port this one was given (found free, then taken): this one then fails
+      // with EADDRINUSE, but its health poll would be answered by the other server. The answer counts only when
+      // the listening socket is this child's.
+      if (res.status === 200 && listensOn(child.pid!, Number(port))) break;
     } catch {
       // not listening yet
     }
@@ -102,4 +106,37 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * Whether process `pid` holds the socket listening on 127.0.0.1:`port` (Linux: /proc/net/tcp names the listening
+ * socket's inode, /proc/<pid>/fd links to it). Elsewhere, or when /proc cannot be read, it is assumed to.
+ */
+function listensOn(pid: number, port: number): boolean {
+  let table: string;
+  try {
+    table = readFileSync('/proc/net/tcp', 'utf8');
+  } catch {
+    return true;
+  }
+  const local = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  const inodes = new Set<string>();
+  for (const line of table.split('\n').slice(1)) {
+    const cols = line.trim().split(/\s+/);
+    // cols: sl, local_address, rem_address, st (0A = LISTEN), tx:rx, tr:when, retrnsmt, uid, timeout, inode
+    if (cols[1] === local && cols[3] === '0A' && cols[9] !== undefined) inodes.add(cols[9]);
+  }
+  if (inodes.size === 0) return false;
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        return m !== null && inodes.has(m[1]!);
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return true;
+  }
 }
