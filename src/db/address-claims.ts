@@ -67,39 +67,35 @@ export async function reserveFreeOrderAddress(
   const skipLocked = engine === 'postgres' ? sql` for update skip locked` : sql``;
   const only = onlyId === undefined ? sql`` : sql` and id = ${onlyId}`;
   const { rows } = await sql<AddressRow>`
-    update addresses set reserved_until = ${BigInt(until)} where id = (
-      select id from (
-        select * from (${freeOrderCandidate(walletId, sql`reserved_until is null`, only, skipLocked)}) never_reserved
-        union all
-        select * from (${freeOrderCandidate(walletId, sql`reserved_until <= ${BigInt(now)}`, only, skipLocked)}) lapsed
-      ) candidates order by derivation_index limit 1)
+    update addresses set reserved_until = ${BigInt(until)} where id = (${lowestFreeOrderId(walletId, now, only, skipLocked)})
     returning *`.execute(trx);
   return rows[0];
 }
 
 /**
- * The lowest free order address of one kind (never reserved, or reservation lapsed). A free address is either;
+ * The id of the lowest free order address: the lower of the lowest never reserved and the lowest whose reservation
+ * lapsed (`only`: just that address; `lock`: PostgreSQL's row lock). A free address is either;
  * asked as one condition (`is null or <= now`) neither engine could range-scan the partial index
  * addresses_free_orders (wallet, reserved_until, index), and SQLite walked every address of the wallet in index
  * order instead: set_addr slowed with every address the wallet had issued (about 240 µs after 25,000). Asked
  * apart, each is a range of that index. `+derivation_index` keeps SQLite from ordering by the other index;
  * 'order' is a literal so that the partial index's predicate is seen to hold.
  */
-function freeOrderCandidate(walletId: bigint, reservation: RawBuilder<unknown>, only: RawBuilder<unknown>, lock: RawBuilder<unknown>) {
-  return sql`select id, derivation_index from addresses
+function lowestFreeOrderId(walletId: bigint, now: number, only: RawBuilder<unknown>, lock: RawBuilder<unknown>) {
+  const candidate = (reservation: RawBuilder<unknown>) => sql`select id, derivation_index from addresses
     where wallet_id = ${walletId} and purpose = 'order' and first_funded_at is null and ${reservation}${only}
     order by +derivation_index limit 1${lock}`;
+  return sql`select id from (
+      select * from (${candidate(sql`reserved_until is null`)}) never_reserved
+      union all
+      select * from (${candidate(sql`reserved_until <= ${BigInt(now)}`)}) lapsed
+    ) candidates order by derivation_index limit 1`;
 }
 
 /** The address reserveFreeOrderAddress would reserve at `now`, read without reserving it. */
 export async function lowestFreeOrderAddress(db: Kysely<Database>, walletId: bigint, now: number): Promise<AddressRow | undefined> {
   const { rows } = await sql<AddressRow>`
-    select * from addresses where id = (
-      select id from (
-        select * from (${freeOrderCandidate(walletId, sql`reserved_until is null`, sql``, sql``)}) never_reserved
-        union all
-        select * from (${freeOrderCandidate(walletId, sql`reserved_until <= ${BigInt(now)}`, sql``, sql``)}) lapsed
-      ) candidates order by derivation_index limit 1)`.execute(db);
+    select * from addresses where id = (${lowestFreeOrderId(walletId, now, sql``, sql``)})`.execute(db);
   return rows[0];
 }
 

@@ -32,7 +32,8 @@ declare module 'fastify' {
 
 /**
  * A `preHandler` hook (after the body is parsed, as before) that admits a valid bearer token and sets
- * `request.oauthClient` (with what the verifier found for `hintOf`'s answer, if any); otherwise answers 401 `unauthorized` with the RFC 6750 `WWW-Authenticate` header.
+ * `request.oauthClient` (with what the verifier found for `hintOf`'s answer, if any); otherwise answers 401
+ * `unauthorized` with the RFC 6750 `WWW-Authenticate` header.
  */
 export function oauthBearer(verifier: BearerVerifier, hintOf?: (request: FastifyRequest) => string | undefined): preHandlerAsyncHookHandler {
   return async (request, reply) => {

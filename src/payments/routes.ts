@@ -36,7 +36,6 @@ export async function paymentRoutes(app: FastifyInstance, ctx: PaymentRoutesCont
   await app.register(async (scope) => operationRoutes(scope, ctx));
 }
 
-/** Operations 26 to 29. */
 /** The body's API ID when it is a string (anything else is the validator's to refuse, after the bearer check). */
 function apiIdOf(request: FastifyRequest): string | undefined {
   const body = request.body;
@@ -45,6 +44,7 @@ function apiIdOf(request: FastifyRequest): string | undefined {
   return typeof apiId === 'string' ? apiId : undefined;
 }
 
+/** Operations 26 to 29. */
 async function operationRoutes(app: FastifyInstance, ctx: PaymentRoutesContext): Promise<void> {
   useExactJsonBodies(app, BODY_LIMIT);
 

@@ -95,6 +95,8 @@ export class AddressPool {
   private readonly counted = new Set<bigint>();
   /** Wallets whose target grew during the refill under way. */
   private readonly grewDuringRefill = new Set<bigint>();
+  /** Whether this process has analyzed the pool table (PostgreSQL, once: see refreshStatistics). */
+  private analyzed = false;
 
   /** The wallet's current sizes. */
   sizesOf(walletId: bigint): PoolSizes {
@@ -201,8 +203,6 @@ export class AddressPool {
     this.analyzed = true;
     await sql`analyze address_pool`.execute(this.db.kysely);
   }
-
-  private analyzed = false;
 
   /** A refill's run of addresses: on the derivation thread when there is one, else (or if it failed) here. */
   private async deriveRun(wallet: WalletRow, from: number, count: number): Promise<DerivedAddress[]> {
