@@ -81,7 +81,11 @@ describe.each(testEngines())('mempool.space websocket pushes on %s', (engine) =>
     const p = await request();
     await until(() => tracked(p.crypto_address));
     const pollsBefore = (await health()).polls as number;
+    const sentBefore = esplora!.ws.pushes;
     await node.pay(p.script, 25_000n);
+    // Mined before the test double's next look at the mempool, the transaction would never be pushed as unconfirmed
+    // (a loaded machine; the watcher may learn of it by its own first poll): mine once the double has pushed it.
+    await until(() => esplora!.ws.pushes > sentBefore);
     await until(async () => (await balance(p.crypto_address)).unconfirmed === '0.00025');
     await node.mine(1);
     await until(async () => (await balance(p.crypto_address)).confirmed === '0.00025');
