@@ -7,6 +7,8 @@
 import { createRequire } from 'node:module';
 import { cpus, totalmem, platform, arch } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { BroadcastChannel } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
@@ -45,6 +47,10 @@ interface AutocannonOptions {
   connections: number;
   duration: number;
   workers?: number;
+  /** Path of a module the worker requires and calls with every client it makes. */
+  setupClient?: string;
+  /** Copied into each client's options: bench/latency-probe.cjs reads its run id from here. */
+  initialContext?: Record<string, string>;
 }
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon') as (opts: AutocannonOptions) => Promise<AutocannonResult>;
@@ -85,16 +91,49 @@ interface Row {
   connections: number;
   vs: string;
   rps: number;
+  /** Fractional milliseconds, from every 2xx response's own latency (bench/latency-probe.cjs). */
   p50: number;
   p99: number;
+  /** autocannon's whole-millisecond percentiles, shown beside them. */
+  wholeMs: { p50: number; p99: number } | null;
   ok: number;
   bad: number;
   codes: string;
   ratio: number;
 }
 
+const LATENCY_PROBE = fileURLToPath(new URL('./latency-probe.cjs', import.meta.url));
+const latencyChannel = new BroadcastChannel('satgate-bench-latency');
+latencyChannel.unref();
+const latencyRuns = new Map<string, Float64Array[]>();
+latencyChannel.onmessage = (event: unknown) => {
+  const { run, samples } = (event as { data: { run: string; samples: Float64Array } }).data;
+  latencyRuns.get(run)?.push(samples);
+};
+
+/** Every connection's latencies of one run, once all of them have posted theirs (they post as the run ends). */
+async function latenciesOf(run: string, connections: number): Promise<Float64Array> {
+  const lists = latencyRuns.get(run) ?? [];
+  for (let waited = 0; lists.length < connections && waited < 5_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+  latencyRuns.delete(run);
+  if (lists.length < connections) throw new Error(`latency probe: ${lists.length} of ${connections} connections reported`);
+  const all = new Float64Array(lists.reduce((n, l) => n + l.length, 0));
+  let at = 0;
+  for (const l of lists) {
+    all.set(l, at);
+    at += l.length;
+  }
+  return all.sort();
+}
+
+/** Nearest-rank percentile of sorted samples. */
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
 /** One warm-up run (discarded, but its failures still count) then the measured run. */
-async function measure(s: Scenario): Promise<{ result: AutocannonResult; warmupBad: number }> {
+async function measure(s: Scenario): Promise<{ result: AutocannonResult; warmupBad: number; p50: number; p99: number }> {
   // One worker thread: the load generator stays off the server's event loop (main thread).
   const base: AutocannonOptions = {
     url: s.url,
@@ -108,8 +147,11 @@ async function measure(s: Scenario): Promise<{ result: AutocannonResult; warmupB
     ...(s.body !== undefined ? { body: s.body } : {}),
   };
   const warm = await autocannon(base);
-  const result = await autocannon({ ...base, duration: DURATION_S });
-  return { result, warmupBad: failures(warm) };
+  const run = randomBytes(8).toString('hex');
+  latencyRuns.set(run, []);
+  const result = await autocannon({ ...base, duration: DURATION_S, setupClient: LATENCY_PROBE, initialContext: { latencyRun: run } });
+  const latencies = await latenciesOf(run, s.connections);
+  return { result, warmupBad: failures(warm), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
 function failures(r: AutocannonResult): number {
@@ -261,7 +303,7 @@ async function benchEngine(engine: Engine, node: RegtestNode, ratesFile: string,
       const pool = t.ctx.wallets.pool;
       const [claims0, misses0] = [pool.claims, pool.misses];
       const batch0 = t.ctx.db.sqliteWriteStats?.();
-      const { result, warmupBad } = await measure(s);
+      const { result, warmupBad, p50, p99 } = await measure(s);
       // Issues that found the address pool empty derive under the wallet lock: they should be rare.
       const issued = pool.claims - claims0 + pool.misses - misses0;
       const batch1 = t.ctx.db.sqliteWriteStats?.();
@@ -278,8 +320,9 @@ async function benchEngine(engine: Engine, node: RegtestNode, ratesFile: string,
         connections: s.connections,
         vs: s.vs ?? '',
         rps: result.requests.mean,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
+        p50,
+        p99,
+        wholeMs: { p50: result.latency.p50, p99: result.latency.p99 },
         ok: result['2xx'],
         bad,
         codes: codesOf(result),
@@ -311,20 +354,23 @@ async function benchEngine(engine: Engine, node: RegtestNode, ratesFile: string,
 }
 
 function printTable(rows: Row[]): void {
-  const head = ['engine', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'p99/p50', '2xx', 'non-2xx/err', 'vs its baseline'];
+  const head = ['engine', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'p99/p50', 'autocannon p50/p99', '2xx', 'non-2xx/err', 'vs its baseline'];
+  // Rows without the probe's figures (scale-out: other processes) carry autocannon's whole milliseconds.
+  const ms = (r: Row, v: number) => (r.wholeMs === null ? String(v) : v.toFixed(2));
   const body = rows.map((r) => [
     r.engine,
     r.scenario,
     r.rps.toFixed(0),
-    String(r.p50),
-    String(r.p99),
+    ms(r, r.p50),
+    ms(r, r.p99),
     r.p50 > 0 ? (r.p99 / r.p50).toFixed(1) : '-',
+    r.wholeMs === null ? '-' : `${r.wholeMs.p50}/${r.wholeMs.p99}`,
     String(r.ok),
     String(r.bad),
     Number.isNaN(r.ratio) ? '(baseline)' : `${r.ratio.toFixed(2)}× ${r.vs.replace(/^baseline: /, '')}`,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i >= 2 && i <= 7 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join(' | ')} |`;
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i >= 2 && i <= 8 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join(' | ')} |`;
   console.log(line(head));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const b of body) console.log(line(b));
@@ -352,12 +398,13 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   try {
     for (const engine of engines) await benchEngine(engine, node, ratesFile, rows);
-    if (engines.includes('postgres') && !ONLY) rows.push(...(await benchScaleOut(PG_URL, node, ratesFile)));
+    if (engines.includes('postgres') && !ONLY) rows.push(...(await benchScaleOut(PG_URL, node, ratesFile)).map((r) => ({ ...r, wholeMs: null })));
   } finally {
     await node.stop();
   }
   console.log('');
   printTable(rows);
+  console.log('p50/p99 are nearest-rank percentiles of every 2xx response\'s latency in fractional milliseconds (bench/latency-probe.cjs); autocannon\'s own histogram, shown beside them, keeps whole milliseconds. Scale-out rows show autocannon\'s.');
   console.log('req/s is the mean of per-second samples; "vs its baseline" divides by the named raw-driver baseline of the same engine block, measured just before it.');
   console.log('The "scale-out" rows (separate satgate processes on PostgreSQL) divide by the same scenario through 1 process instead.');
   const failed = rows.filter((r) => r.bad > 0);
