@@ -158,13 +158,18 @@ export class AddressPool {
       this.estimate.set(wallet.id, have);
       this.counted.add(wallet.id);
       const sizes = this.sizesOf(wallet.id);
-      if (have >= sizes.target) return;
+      const deficit = sizes.target - have;
+      // Whole chunks only, unless the pool is low: topping up the few claimed while a chunk was stored would
+      // commit a small chunk after every chunk (on SQLite a COMMIT with its fsync on the request thread).
+      if (deficit <= 0 || (deficit < sizes.chunk && have >= sizes.lowWater)) return;
       const from = Math.max(state.issued === null ? -1 : Number(state.issued), state.pooled === null ? -1 : Number(state.pooled)) + 1;
-      const count = Math.min(sizes.chunk, sizes.target - have);
+      const count = Math.min(sizes.chunk, deficit);
       // A run derived ahead is used when it starts where this chunk does (and is long enough).
       const batch = ahead?.from === from ? (await ahead.batch).slice(0, count) : [];
       const run = batch.length === count ? batch : await this.deriveRun(wallet, from, count);
-      ahead = have + count < sizes.target ? { from: from + count, batch: this.deriveRun(wallet, from + count, Math.min(sizes.chunk, sizes.target - have - count)) } : undefined;
+      // The next chunk is derived ahead only when this refill will store it: a run derived and then not used
+      // is work the derivation thread took from the request thread's cores.
+      ahead = deficit - count >= sizes.chunk ? { from: from + count, batch: this.deriveRun(wallet, from + count, sizes.chunk) } : undefined;
       // An unused run ahead must not end as an unhandled rejection; deriveRun already falls back on errors.
       ahead?.batch.catch(() => {});
       const now = BigInt(this.clock());

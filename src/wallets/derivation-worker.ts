@@ -28,11 +28,14 @@ export class DerivationWorker {
   private readonly pending = new Map<number, { resolve: (a: DerivedAddress[]) => void; reject: (e: Error) => void }>();
   /** Key ids by extended public key; the key text crosses to the thread once. */
   private readonly keyIds = new Map<string, number>();
+  /** Addresses asked of the thread so far (tests: a refill derives only what it stores). */
+  requested = 0;
 
   /** Receiving addresses `from` … `from + count - 1` of the wallet, derived on the thread. */
   derive(wallet: Pick<WalletRow, 'pub' | 'script_type' | 'network'>, from: number, count: number): Promise<DerivedAddress[]> {
     if (this.broken) return Promise.reject(this.broken);
     const worker = this.start();
+    this.requested += count;
     let keyId = this.keyIds.get(wallet.pub);
     let pub: string | undefined;
     if (keyId === undefined) {
