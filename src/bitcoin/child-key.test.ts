@@ -39,10 +39,24 @@ describe('fast public child derivation', () => {
     );
   });
 
+  it('a run of children derived together equals each child derived alone', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.integer({ min: 0, max: 0x7fffffff - 40 }), fc.integer({ min: 0, max: 40 }), (seed, from, count) => {
+        const node = HDKey.fromMasterSeed(Uint8Array.from([...seed, 2])).deriveChild(3);
+        const deriver = new ChildKeyDeriver(node.publicKey!, node.chainCode!);
+        const run = deriver.publicKeysFrom(from, count).map(bytesToHex);
+        expect(run).toEqual(Array.from({ length: count }, (_, i) => bytesToHex(deriver.publicKeyAt(from + i))));
+      }),
+      { numRuns: 50 },
+    );
+  });
+
   it('refuses hardened, negative and fractional indexes, and a malformed parent', () => {
     const parent = HDKey.fromExtendedKey(bip32.vectors[0]!.chains[1]!.xpub);
     const deriver = new ChildKeyDeriver(parent.publicKey!, parent.chainCode!);
     for (const bad of [-1, 0x80000000, 2.5, Number.NaN]) expect(() => deriver.publicKeyAt(bad)).toThrow(RangeError);
+    expect(() => deriver.publicKeysFrom(0x7fffffff, 2)).toThrow(RangeError);
+    for (const bad of [-1, 1.5]) expect(() => deriver.publicKeysFrom(0, bad)).toThrow(RangeError);
     expect(() => new ChildKeyDeriver(parent.publicKey!.subarray(1), parent.chainCode!)).toThrow(RangeError);
     expect(() => new ChildKeyDeriver(Uint8Array.from([2, ...new Array<number>(32).fill(0xff)]), parent.chainCode!)).toThrow();
   });

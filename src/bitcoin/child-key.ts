@@ -6,6 +6,7 @@
 // public data (anyone holding the xpub computes it) and constant time protects nothing.
 import { createHmac } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { normalizeZ } from '@noble/curves/abstract/curve.js';
 
 const Point = secp256k1.Point;
 const N = Point.Fn.ORDER;
@@ -45,6 +46,22 @@ export class ChildKeyDeriver {
    * index's key instead, so both derive the same addresses for every index.
    */
   publicKeyAt(index: number): Uint8Array {
+    return this.pointAt(index).toBytes(true);
+  }
+
+  /**
+   * The compressed keys of children `from` … `from + count - 1`, as `publicKeyAt` gives them one by one. Encoding
+   * a key needs its point in affine form, one field inversion per point (about a fifth of a child's cost); a run
+   * shares one inversion among all its points (Montgomery's trick, the library's normalizeZ).
+   */
+  publicKeysFrom(from: number, count: number): Uint8Array[] {
+    if (!Number.isInteger(count) || count < 0) throw new RangeError('a run of children needs a whole, non-negative count');
+    const points: InstanceType<typeof Point>[] = [];
+    for (let i = 0; i < count; i++) points.push(this.pointAt(from + i));
+    return normalizeZ(Point, points).map((p) => p.toBytes(true));
+  }
+
+  private pointAt(index: number): InstanceType<typeof Point> {
     if (!Number.isInteger(index) || index < 0 || index >= HARDENED) throw new RangeError('a public child index must be an integer from 0 to 2^31-1');
     this.view.setUint32(33, index, false);
     const I = createHmac('sha512', this.chainCode).update(this.data).digest();
@@ -52,11 +69,11 @@ export class ChildKeyDeriver {
     if (tweak >= N) return this.next(index);
     const child = tweak === 0n ? this.parent : this.parent.add(tableGenerator().multiplyUnsafe(tweak));
     if (child.is0()) return this.next(index);
-    return child.toBytes(true);
+    return child;
   }
 
-  private next(index: number): Uint8Array {
+  private next(index: number): InstanceType<typeof Point> {
     if (index + 1 >= HARDENED) throw new RangeError(`no valid public child at or after index ${index}`);
-    return this.publicKeyAt(index + 1);
+    return this.pointAt(index + 1);
   }
 }

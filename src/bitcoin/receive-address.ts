@@ -39,19 +39,30 @@ function chainNode(key: ExtendedPublicKey, chain: Chain): ChildKeyDeriver {
   return deriver;
 }
 
-/** Derive the address at `chain/index` below the key (non-hardened, public derivation). */
-export function deriveAddress(key: ExtendedPublicKey, chain: Chain, index: number, scriptType: ScriptType, network: Network): DerivedAddress {
+function checkIndex(index: number): void {
   if (!Number.isSafeInteger(index) || index < 0 || index > MAX_INDEX) {
     throw new RangeError('address index must be an integer from 0 to 2^31-1');
   }
+}
+
+function checkNetwork(key: ExtendedPublicKey, network: Network): void {
   if (!keyFitsNetwork(key, network)) {
     throw new RangeError(`a ${key.kind} key cannot derive addresses for ${network}`);
   }
-  const publicKey = chainNode(key, chain).publicKeyAt(index);
+}
+
+function addressOf(index: number, publicKey: Uint8Array, scriptType: ScriptType, network: Network): DerivedAddress {
   const script = scriptForPublicKey(publicKey, scriptType);
   const address = addressFromScript(script, network);
   if (address === undefined) throw new Error('derived script has no address');
   return { index, address, script, publicKey };
+}
+
+/** Derive the address at `chain/index` below the key (non-hardened, public derivation). */
+export function deriveAddress(key: ExtendedPublicKey, chain: Chain, index: number, scriptType: ScriptType, network: Network): DerivedAddress {
+  checkIndex(index);
+  checkNetwork(key, network);
+  return addressOf(index, chainNode(key, chain).publicKeyAt(index), scriptType, network);
 }
 
 /** Derive receiving address `index` of the key: its child `0/index`, encoded as the script type. */
@@ -59,9 +70,13 @@ export function deriveReceiveAddress(key: ExtendedPublicKey, index: number, scri
   return deriveAddress(key, 0, index, scriptType, network);
 }
 
-/** Derive `count` consecutive receiving addresses starting at `from`. */
+/** Derive `count` consecutive receiving addresses starting at `from` (a pool refill's run: keys derived together). */
 export function deriveReceiveAddresses(key: ExtendedPublicKey, from: number, count: number, scriptType: ScriptType, network: Network): DerivedAddress[] {
-  const out: DerivedAddress[] = [];
-  for (let i = 0; i < count; i++) out.push(deriveAddress(key, 0, from + i, scriptType, network));
-  return out;
+  if (count === 0) return [];
+  checkIndex(from);
+  checkIndex(from + count - 1);
+  checkNetwork(key, network);
+  return chainNode(key, 0)
+    .publicKeysFrom(from, count)
+    .map((publicKey, i) => addressOf(from + i, publicKey, scriptType, network));
 }
