@@ -23,14 +23,20 @@ export interface ServerProcess {
   exited: Promise<number | string>;
 }
 
-/** Spawns `satgate start` with the environment and waits until /health answers. */
+/**
+ * Spawns `satgate start` with the environment and waits until /health answers. A port found free can be taken
+ * by another test process before the server binds it: then it tries again on another free port, and a `PORT`
+ * the caller chose is replaced in `env` itself, so the caller's later commands (`satgate status`) reach the
+ * server that did start.
+ */
 export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
-  try {
-    return await spawnServer(env, timeoutMs);
-  } catch (err) {
-    // A port found free can be taken by another test process before the server binds it: try once more.
-    if (env.PORT === undefined && String(err).includes('EADDRINUSE')) return spawnServer(env, timeoutMs);
-    throw err;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnServer(env, timeoutMs);
+    } catch (err) {
+      if (attempt >= 3 || !String(err).includes('EADDRINUSE')) throw err;
+      if (env.PORT !== undefined) env.PORT = String(await freePort());
+    }
   }
 }
 
