@@ -16,39 +16,11 @@ const P = Point.Fp.ORDER;
 const WINDOWS = 32;
 const DIGITS = 255;
 
+const Fp = Point.Fp;
 const mod = (a: bigint): bigint => {
   const r = a % P;
   return r < 0n ? r + P : r;
 };
-
-/** Modular inverse by the extended Euclidean algorithm (a ≠ 0). */
-function invert(a: bigint): bigint {
-  let [r0, r1] = [P, mod(a)];
-  let [s0, s1] = [0n, 1n];
-  while (r1 !== 0n) {
-    const q = r0 / r1;
-    [r0, r1] = [r1, r0 - q * r1];
-    [s0, s1] = [s1, s0 - q * s1];
-  }
-  return mod(s0);
-}
-
-/** One inversion for many non-zero values (Montgomery's trick). */
-function invertAll(values: bigint[]): bigint[] {
-  const prefix: bigint[] = new Array<bigint>(values.length);
-  let acc = 1n;
-  for (let i = 0; i < values.length; i++) {
-    prefix[i] = acc;
-    acc = mod(acc * values[i]!);
-  }
-  let inv = invert(acc);
-  const out: bigint[] = new Array<bigint>(values.length);
-  for (let i = values.length - 1; i >= 0; i--) {
-    out[i] = mod(inv * prefix[i]!);
-    inv = mod(inv * values[i]!);
-  }
-  return out;
-}
 
 // table[w * DIGITS + d - 1] = d · 256^w · G, affine: xs and ys in two flat arrays.
 let tableX: bigint[] | undefined;
@@ -66,7 +38,7 @@ function table(): [bigint[], bigint[]] {
       }
       base = multiple; // 256 · base
     }
-    const zInverses = invertAll(points.map((p) => p.Z));
+    const zInverses = Fp.invertBatch(points.map((p) => p.Z));
     tableX = points.map((p, i) => mod(p.X * zInverses[i]!));
     tableY = points.map((p, i) => mod(p.Y * zInverses[i]!));
   }
@@ -127,7 +99,7 @@ export function addTweakTimesG(parentX: bigint, parentY: bigint, tweak: Uint8Arr
 
 /** Compressed 33-byte encodings of Jacobian points (none at infinity), with one shared inversion. */
 export function compressAll(points: Jacobian[]): Uint8Array[] {
-  const zInverses = invertAll(points.map((p) => p.Z));
+  const zInverses = Fp.invertBatch(points.map((p) => p.Z));
   return points.map((p, i) => {
     const zi = zInverses[i]!;
     const zi2 = mod(zi * zi);
@@ -142,7 +114,7 @@ export function compressAll(points: Jacobian[]): Uint8Array[] {
 
 /** The library's point for a Jacobian one (the tests compare with it). */
 export function toNoblePoint(p: Jacobian): NoblePoint {
-  const zi = invert(p.Z);
+  const zi = Fp.inv(p.Z);
   const zi2 = mod(zi * zi);
   return Point.fromAffine({ x: mod(p.X * zi2), y: mod(p.Y * mod(zi2 * zi)) });
 }
