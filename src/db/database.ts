@@ -7,7 +7,9 @@ import { createPrivate } from './sqlite-lock.ts';
 import { FencingPostgresDialect } from './fencing.ts';
 import type { Database } from './schema.ts';
 import { SqliteReader, StatementCache, withStatementCache } from './sqlite-statements.ts';
-import { SqliteWriteBatch } from './sqlite-write-batch.ts';
+import { SqliteWriteBatch, commitTogether, type SqliteWrite } from './sqlite-write-batch.ts';
+import { SQLITE_WRITE_OPS, type SqliteWriteArgs, type SqliteWriteOp, type SqliteWriteResult } from './sqlite-write-ops.ts';
+import { SqliteWriterThread, configureWritingConnection, statementConnection } from './sqlite-writer.ts';
 
 /** Which engine a database runs on; only src/db/ branches on it. */
 export type Engine = 'sqlite' | 'postgres';
@@ -29,14 +31,14 @@ export interface Db {
    */
   pgNamed?<T>(name: string, text: string, values: unknown[]): Promise<T[]>;
   /**
-   * SQLite only: runs `work` synchronously on the writer's connection, with prepared statements from the
-   * cache Kysely uses, after taking the connection from Kysely (so no Kysely transaction is open on it
-   * meanwhile), in a savepoint of a transaction it may share with other such writes (group commit, see
-   * sqlite-write-batch.ts). Resolves once that transaction committed; a throw undoes this write only.
-   * For the hottest write (payment creation): no query building, no await between its statements, and one
-   * fsync for the writes that arrive together.
+   * SQLite only: runs the named write (sqlite-write-ops.ts) synchronously, in a savepoint of a transaction it may
+   * share with other such writes (group commit, see sqlite-write-batch.ts), on the writer thread's own connection
+   * (sqlite-writer.ts; on this connection for an in-memory database) while Kysely's connection is held, so no
+   * Kysely transaction is open meanwhile. Resolves once that transaction committed; a throw undoes this write only.
+   * For the hottest write (payment creation): no query building, no await between its statements, one fsync for
+   * the writes that arrive together, and neither the statements nor the fsync on the request thread.
    */
-  sqliteWrite?<T>(work: (conn: SqliteConnection) => T): Promise<T>;
+  sqliteWrite?<K extends SqliteWriteOp>(op: K, args: SqliteWriteArgs<K>): Promise<SqliteWriteResult<K>>;
   /** SQLite only: the group commit's counters (batches committed, writes in them). */
   sqliteWriteStats?(): { batches: number; writes: number };
   /** Cheap round trip for health checks. */
@@ -44,10 +46,11 @@ export interface Db {
   close(): Promise<void>;
 }
 
-/** What {@link Db.sqliteWrite}'s work gets: synchronous statements on the writer's connection. */
+/** What a write of {@link Db.sqliteWrite} gets: synchronous statements on the connection that commits it. */
 export interface SqliteConnection {
   get<T>(sql: string, params: unknown[]): T | undefined;
-  run(sql: string, params: unknown[]): void;
+  /** Runs the statement; the number of rows it changed. */
+  run(sql: string, params: unknown[]): number;
 }
 
 /** Where and how to open the database. */
@@ -62,34 +65,29 @@ export function openDb(target: DbTarget): Db {
   if (target.engine === 'sqlite') {
     if (target.file !== ':memory:') createPrivateDatabaseFiles(target.file);
     const raw = new BetterSqlite3(target.file);
-    raw.pragma('journal_mode = WAL');
-    raw.pragma('synchronous = FULL');
-    raw.pragma('foreign_keys = ON');
-    raw.pragma('busy_timeout = 5000');
-    raw.defaultSafeIntegers(true);
+    configureWritingConnection(raw);
     const statements = new StatementCache(raw);
     const kysely = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(raw, statements) }) });
-    const conn: SqliteConnection = {
-      get: <T>(text: string, params: unknown[]) => statements.prepare(text).get(...params) as T | undefined,
-      run: (text: string, params: unknown[]) => {
-        statements.prepare(text).run(...params);
-      },
-    };
+    const conn = statementConnection(statements);
+    const onMainConnection = (batch: SqliteWrite[]) => commitTogether(raw, batch.map((w) => () => SQLITE_WRITE_OPS[w.op](conn, w.args as never)));
+    // On a file the batches commit on the writer thread's own connection; an in-memory database has only this one.
+    const writer = target.file === ':memory:' ? undefined : new SqliteWriterThread(target.file, onMainConnection);
     // Kysely's SQLite driver hands its one connection to one user at a time: holding it while a batch commits
     // means no Kysely transaction is open on it meanwhile, and none can start until the batch is done.
-    const batch = new SqliteWriteBatch(raw, conn, (run) => kysely.connection().execute(async () => run()));
+    const batch = new SqliteWriteBatch(writer ? (b) => writer.commit(b) : onMainConnection, (run) => kysely.connection().execute(run));
     const reader = target.file === ':memory:' ? undefined : new SqliteReader(() => new BetterSqlite3(target.file, { readonly: true }));
     return {
       engine: 'sqlite',
       kysely,
       ...(reader ? { reader } : {}),
-      sqliteWrite: <T>(work: (c: SqliteConnection) => T) => batch.write(work),
+      sqliteWrite: <K extends SqliteWriteOp>(op: K, args: SqliteWriteArgs<K>) => batch.write({ op, args }) as Promise<SqliteWriteResult<K>>,
       sqliteWriteStats: () => ({ batches: batch.batches, writes: batch.writes }),
       ping: async () => {
         raw.prepare('select 1').get();
       },
       close: async () => {
         reader?.close();
+        await writer?.close();
         await kysely.destroy();
       },
     };

@@ -1,40 +1,68 @@
 // Group commit for SQLite's hottest write (payment creation, issue 16). Every commit in WAL mode with
-// synchronous=FULL ends in an fsync, which on SQLite runs on the main thread and was the largest part of a
-// creation's cost. Writes that arrive while one is being committed, or in the same turn of the event loop,
-// are committed together: one BEGIN IMMEDIATE … COMMIT, each write inside its own savepoint, so a write that
-// fails is undone alone and its caller gets the error while the others commit. No caller hears of its
-// write before the COMMIT that holds it has returned (durable before visible), and a failed COMMIT fails
-// every write of the batch (none of them is stored).
+// synchronous=FULL ends in an fsync. Writes that arrive while one batch is being committed, or in the same turn
+// of the event loop, are committed together: one BEGIN IMMEDIATE … COMMIT, each write inside its own savepoint,
+// so a write that fails is undone alone and its caller gets the error while the others commit. No caller hears
+// of its write before the COMMIT that holds it has returned (durable before visible), and a failed COMMIT fails
+// every write of the batch (none of them is stored). Where the batch runs (the writer thread's connection, or
+// the main connection for an in-memory database) is the committer's business (sqlite-writer.ts).
 import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteWriteOp } from './sqlite-write-ops.ts';
 
 /** Writes committed together at most; bounds how long one batch holds the connection. */
 export const MAX_BATCH = 64;
 
-interface Pending<C> {
-  work: (conn: C) => unknown;
+/** A write by name, as it crosses to the writer thread. */
+export interface SqliteWrite {
+  op: SqliteWriteOp;
+  args: unknown;
+}
+
+/** What became of one write of a batch whose transaction committed. */
+export type WriteOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * Commits a batch and answers each write's outcome, in order; rejects when the transaction as a whole failed
+ * (then none of the batch is stored). Called with the writer's connection held (see {@link SqliteWriteBatch}).
+ */
+export type BatchCommitter = (batch: SqliteWrite[]) => WriteOutcome[] | Promise<WriteOutcome[]>;
+
+interface Pending {
+  write: SqliteWrite;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
 
-/** Queues synchronous write functions and commits them in batches on one connection. */
-export class SqliteWriteBatch<C> {
-  private queue: Pending<C>[] = [];
+/** Batches handed to the committer before the first of them is answered (the writer thread works through them in order). */
+export const PIPELINE = 2;
+
+/** Batches sent in one hold of the main connection; then it is let go, so query-builder work waiting for it runs. */
+export const BATCHES_PER_HOLD = 16;
+
+/**
+ * Queues writes and hands them to the committer in batches. While the main connection is held, up to
+ * {@link PIPELINE} batches are out at once: the writer thread commits the next batch as soon as one is done,
+ * instead of waiting for the request thread to hear of it and send another.
+ */
+export class SqliteWriteBatch {
+  private queue: Pending[] = [];
   private scheduled = false;
+  /** Wakes a hold waiting for its batches when new writes are queued. */
+  private kick: (() => void) | undefined;
+  private holding = false;
   /** Batches committed and writes in them, for the benchmark's report. */
   batches = 0;
   writes = 0;
 
   constructor(
-    private readonly raw: BetterSqlite3.Database,
-    private readonly conn: C,
-    /** Runs `run` while holding the connection (Kysely's), so no other transaction is open on it. */
-    private readonly exclusive: (run: () => void) => Promise<void>,
+    private readonly commit: BatchCommitter,
+    /** Runs `run` while holding the main connection (Kysely's), so no other transaction is open on it meanwhile. */
+    private readonly exclusive: (run: () => Promise<void>) => Promise<void>,
   ) {}
 
-  /** Runs `work` in the next batch's transaction; resolves with its result once that transaction committed. */
-  write<T>(work: (conn: C) => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
+  /** Queues the write for the next batch; resolves with its result once that batch's transaction committed. */
+  write(write: SqliteWrite): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ write, resolve, reject });
       this.schedule();
     });
   }
@@ -44,43 +72,47 @@ export class SqliteWriteBatch<C> {
     this.scheduled = true;
     // After the current I/O phase: requests parsed in the same turn join one batch.
     setImmediate(() => {
-      this.exclusive(() => this.commitBatch()).then(
-        () => this.next(),
+      this.scheduled = false;
+      if (this.holding) return this.kick?.();
+      this.holding = true;
+      this.exclusive(() => this.hold()).then(
+        () => this.release(),
         (err: unknown) => {
           // Taking the connection failed (the database is closing): every queued write fails with it.
           for (const p of this.queue.splice(0)) p.reject(err);
-          this.next();
+          this.release();
         },
       );
     });
   }
 
-  private next(): void {
-    this.scheduled = false;
+  private release(): void {
+    this.holding = false;
+    this.kick = undefined;
     this.schedule();
   }
 
-  private commitBatch(): void {
-    // Everything queued until the connection was ours joins this batch.
-    const batch = this.queue.splice(0, MAX_BATCH);
-    if (batch.length === 0) return;
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+  /** Sends the queued writes in batches while the main connection is held, until none is queued or out. */
+  private async hold(): Promise<void> {
+    const out = new Set<Promise<void>>();
+    let sent = 0;
+    for (;;) {
+      // Everything queued until now joins the next batch.
+      while (this.queue.length > 0 && out.size < PIPELINE && sent < BATCHES_PER_HOLD) {
+        const done: Promise<void> = this.commitBatch(this.queue.splice(0, MAX_BATCH)).finally(() => out.delete(done));
+        out.add(done);
+        sent += 1;
+      }
+      if (out.size === 0) return;
+      await Promise.race([...out, new Promise<void>((r) => (this.kick = r))]);
+      this.kick = undefined;
+    }
+  }
+
+  private async commitBatch(batch: Pending[]): Promise<void> {
+    let outcomes: WriteOutcome[];
     try {
-      this.raw
-        .transaction(() => {
-          for (const p of batch) {
-            // SQLite may have rolled the whole transaction back after an I/O or full-disk error: stop, and let
-            // the COMMIT below fail for every write of the batch.
-            if (!this.raw.inTransaction) break;
-            try {
-              // Nested, better-sqlite3 runs it as a savepoint: a throw undoes this write only.
-              outcomes.push({ ok: true, value: this.raw.transaction(() => p.work(this.conn))() });
-            } catch (error) {
-              outcomes.push({ ok: false, error });
-            }
-          }
-        })
-        .immediate();
+      outcomes = await this.commit(batch.map((p) => p.write));
     } catch (error) {
       for (const p of batch) p.reject(error);
       return;
@@ -94,4 +126,28 @@ export class SqliteWriteBatch<C> {
       else p.reject(o.error);
     });
   }
+}
+
+/**
+ * Runs `works` in one BEGIN IMMEDIATE … COMMIT on `raw`, each in its own savepoint, and answers their outcomes;
+ * throws when the transaction as a whole failed (BEGIN or COMMIT), so that none of them is stored.
+ */
+export function commitTogether(raw: BetterSqlite3.Database, works: (() => unknown)[]): WriteOutcome[] {
+  const outcomes: WriteOutcome[] = [];
+  raw
+    .transaction(() => {
+      for (const work of works) {
+        // SQLite may have rolled the whole transaction back after an I/O or full-disk error: stop, and let
+        // the COMMIT below fail for every write of the batch.
+        if (!raw.inTransaction) break;
+        try {
+          // Nested, better-sqlite3 runs it as a savepoint: a throw undoes this write only.
+          outcomes.push({ ok: true, value: raw.transaction(work)() });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+    })
+    .immediate();
+  return outcomes;
 }

@@ -14,6 +14,7 @@ import type { Db } from '../db/database.ts';
 import type { Clock } from '../core/clock.ts';
 import { lockRow } from '../db/row-locks.ts';
 import { nextDerivationIndex } from '../db/address-claims.ts';
+import { freshRun } from '../db/sqlite-pool-store.ts';
 import type { DerivedAddress } from '../bitcoin/receive-address.ts';
 import type { WalletRow } from './wallet-repository.ts';
 import type { DerivationWorker } from './derivation-worker.ts';
@@ -50,17 +51,8 @@ export interface PoolSizes {
   maxTarget: number;
 }
 
-/** A refill chunk's most rows, whatever the target: one chunk is one INSERT, built and run on the request thread. */
+/** A refill chunk's most rows, whatever the target: one chunk is one transaction (on SQLite, on the writer thread). */
 export const MAX_CHUNK = 200;
-
-/**
- * The part of a derived run still unused when the next free index is `next`: nothing if the run would leave a
- * gap (issuers that found the pool empty derived past its start meanwhile; the next chunk starts from the new end).
- */
-function freshRun(run: DerivedAddress[], next: number): DerivedAddress[] {
-  const fresh = run.filter((a) => a.index >= next);
-  return fresh.length === 0 || fresh[0]!.index !== next ? [] : fresh;
-}
 
 /** Derives receiving address `index` of a wallet (the issuer's derivation, with its cached keys). */
 export type DeriveFor = (wallet: WalletRow, index: number) => DerivedAddress;
@@ -173,20 +165,28 @@ export class AddressPool {
       // An unused run ahead must not end as an unhandled rejection; deriveRun already falls back on errors.
       ahead?.batch.catch(() => {});
       const now = BigInt(this.clock());
-      const stored = await kysely.transaction().execute(async (trx) => {
-        await lockRow(trx, this.db.engine, 'wallets', wallet.id);
-        // Rows of a script type the wallet no longer has were never issued; their indexes are derived again.
-        if (other > 0) await trx.deleteFrom('address_pool').where('wallet_id', '=', wallet.id).where('script_type', '!=', wallet.script_type).execute();
-        // Issuers that found the pool empty derived inline meanwhile: keep only the indexes still unused,
-        // and none at all if that would leave a gap (then the next chunk starts from the new end).
-        const fresh = freshRun(run, await nextDerivationIndex(trx, wallet.id));
-        if (fresh.length === 0) return 0;
-        await trx
-          .insertInto('address_pool')
-          .values(fresh.map((a) => this.row(wallet, a, now)))
-          .execute();
-        return fresh.length;
-      });
+      const stored = this.db.sqliteWrite
+        ? await this.db.sqliteWrite('poolStore', {
+          walletId: wallet.id,
+          scriptType: wallet.script_type,
+          dropOtherTypes: other > 0,
+          now,
+          run: run.map((a) => ({ index: a.index, address: a.address, scriptHex: Buffer.from(a.script).toString('hex') })),
+        })
+        : await kysely.transaction().execute(async (trx) => {
+          await lockRow(trx, this.db.engine, 'wallets', wallet.id);
+          // Rows of a script type the wallet no longer has were never issued; their indexes are derived again.
+          if (other > 0) await trx.deleteFrom('address_pool').where('wallet_id', '=', wallet.id).where('script_type', '!=', wallet.script_type).execute();
+          // Issuers that found the pool empty derived inline meanwhile: keep only the indexes still unused,
+          // and none at all if that would leave a gap (then the next chunk starts from the new end).
+          const fresh = freshRun(run, await nextDerivationIndex(trx, wallet.id));
+          if (fresh.length === 0) return 0;
+          await trx
+            .insertInto('address_pool')
+            .values(fresh.map((a) => this.row(wallet, a, now)))
+            .execute();
+          return fresh.length;
+        });
       if (stored === 0) misses++;
       else await this.refreshStatistics();
       // Let requests in between chunks.

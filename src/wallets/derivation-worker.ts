@@ -65,7 +65,7 @@ export class DerivationWorker {
     if (this.worker) return this.worker;
     // Sources run as .ts (tests, benches), the package as compiled .js: load the thread's module in the same form.
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-    const worker = new Worker(new URL('./derivation-thread-entry.mjs', import.meta.url), {
+    const worker = new Worker(new URL('../core/thread-entry.mjs', import.meta.url), {
       workerData: { module: new URL(`./derivation-thread${ext}`, import.meta.url).href },
     });
     worker.on('message', (reply: DerivationReply) => {
