@@ -83,6 +83,8 @@ interface Scenario {
   connections: number;
   /** Name of the scenario (same engine block) this one's ratio divides by; none for a baseline itself. */
   vs?: string;
+  /** Load run alongside, from its own worker thread, through the warm-up and the measured run; not measured. */
+  alongside?: Omit<Scenario, 'name' | 'vs' | 'alongside'>;
 }
 
 interface Row {
@@ -133,7 +135,7 @@ function percentile(sorted: Float64Array, p: number): number {
 }
 
 /** One warm-up run (discarded, but its failures still count) then the measured run. */
-async function measure(s: Scenario): Promise<{ result: AutocannonResult; warmupBad: number; p50: number; p99: number }> {
+async function measure(s: Scenario): Promise<{ result: AutocannonResult; warmupBad: number; p50: number; p99: number; alongsideRps?: number }> {
   // One worker thread: the load generator stays off the server's event loop (main thread).
   const base: AutocannonOptions = {
     url: s.url,
@@ -146,12 +148,26 @@ async function measure(s: Scenario): Promise<{ result: AutocannonResult; warmupB
     // 24-character ones, so every such request hangs. Without an Idempotency-Key each POST is a new payment anyway.
     ...(s.body !== undefined ? { body: s.body } : {}),
   };
+  const other = s.alongside;
+  const alongside = other
+    ? autocannon({
+      url: other.url,
+      method: other.method,
+      connections: other.connections,
+      // Started first and ended last: it covers the warm-up and the whole measured run.
+      duration: WARMUP_S + DURATION_S + 1,
+      workers: 1,
+      ...(other.headers ? { headers: other.headers } : {}),
+      ...(other.body !== undefined ? { body: other.body } : {}),
+    })
+    : undefined;
   const warm = await autocannon(base);
   const run = randomBytes(8).toString('hex');
   latencyRuns.set(run, []);
   const result = await autocannon({ ...base, duration: DURATION_S, setupClient: LATENCY_PROBE, initialContext: { latencyRun: run } });
   const latencies = await latenciesOf(run, s.connections);
-  return { result, warmupBad: failures(warm), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  const side = await alongside;
+  return { result, warmupBad: failures(warm) + (side ? failures(side) + (side['2xx'] === 0 ? 1 : 0) : 0), p50: percentile(latencies, 50), p99: percentile(latencies, 99), ...(side ? { alongsideRps: side.requests.mean } : {}) };
 }
 
 function failures(r: AutocannonResult): number {
@@ -293,6 +309,15 @@ async function benchEngine(engine: Engine, node: RegtestNode, ratesFile: string,
       }),
       { name: READ_BASE, method: 'GET', url: baseline.readUrl, connections: CONNECTIONS },
       { name: `satgate: status GET /api/v1/payment/:ref @${CONNECTIONS}`, method: 'GET', url: `${url}/api/v1/payment/${reference}`, connections: CONNECTIONS, vs: READ_BASE },
+      // A shop polling statuses during a burst of creations: what the creations' writes cost the reads.
+      {
+        name: `satgate: status GET @${CONNECTIONS} during creations @${CONNECTIONS}`,
+        method: 'GET',
+        url: `${url}/api/v1/payment/${reference}`,
+        connections: CONNECTIONS,
+        vs: `satgate: status GET /api/v1/payment/:ref @${CONNECTIONS}`,
+        alongside: { ...create(CONNECTIONS) },
+      },
       // Measured again last: if it moved, the machine's load changed during the block and the ratios are rough.
       { name: `${BARE} (drift check)`, method: 'GET', url: baseline.bareUrl, connections: CONNECTIONS, vs: BARE },
     ];
@@ -303,7 +328,7 @@ async function benchEngine(engine: Engine, node: RegtestNode, ratesFile: string,
       const pool = t.ctx.wallets.pool;
       const [claims0, misses0] = [pool.claims, pool.misses];
       const batch0 = t.ctx.db.sqliteWriteStats?.();
-      const { result, warmupBad, p50, p99 } = await measure(s);
+      const { result, warmupBad, p50, p99, alongsideRps } = await measure(s);
       // Issues that found the address pool empty derive under the wallet lock: they should be rare.
       const issued = pool.claims - claims0 + pool.misses - misses0;
       const batch1 = t.ctx.db.sqliteWriteStats?.();
@@ -328,7 +353,7 @@ async function benchEngine(engine: Engine, node: RegtestNode, ratesFile: string,
         codes: codesOf(result),
         ratio: base === undefined ? Number.NaN : result.requests.mean / base,
       });
-      process.stdout.write(`${result.requests.mean.toFixed(0)} req/s${bad > 0 ? `  (${bad} failed: ${codesOf(result)})` : ''}${poolNote}\n`);
+      process.stdout.write(`${result.requests.mean.toFixed(0)} req/s${bad > 0 ? `  (${bad} failed: ${codesOf(result)})` : ''}${poolNote}${alongsideRps === undefined ? '' : `  (alongside: ${alongsideRps.toFixed(0)} req/s)`}\n`);
     }
     const drift = (rows.at(-1)?.ratio ?? 1) - 1;
     if (Math.abs(drift) > DRIFT_TOLERANCE) {
