@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServerProcess, type ServerProcess } from './server-process.ts';
+import { spawn } from 'node:child_process';
+import { listensOn, startServerProcess, type ServerProcess } from './server-process.ts';
 
 // The harness that starts `satgate start` for the process-level tests. Seen in CI: a test chose a free port, another
 // test's process bound it first, and the server exited with EADDRINUSE.
@@ -31,4 +32,16 @@ describe('starting a server process for a test', () => {
     expect(server.url).toBe(`http://127.0.0.1:${env.PORT}`);
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
   }, 180_000);
+
+  it('a process that has exited holds no port, even while another process listens on it', async () => {
+    // Seen in CI: the server failed to bind (EADDRINUSE) and exited; before its exit was seen, the health poll got the
+    // other server's answer and the check of the exited process's sockets, unreadable, counted as its own.
+    blocker = createServer((_req, res) => res.end('{}'));
+    await new Promise<void>((r) => blocker!.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as { port: number }).port;
+    expect(listensOn(process.pid, port)).toBe(true);
+    const child = spawn(process.execPath, ['-e', '']);
+    await new Promise((r) => child.on('close', r));
+    expect(listensOn(child.pid!, port)).toBe(false);
+  });
 });

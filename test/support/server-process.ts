@@ -116,9 +116,10 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
 
 /**
  * Whether process `pid` holds the socket listening on 127.0.0.1:`port` (Linux: /proc/net/tcp names the listening
- * socket's inode, /proc/<pid>/fd links to it). Elsewhere, or when /proc cannot be read, it is assumed to.
+ * socket's inode, /proc/<pid>/fd links to it). Without /proc/net/tcp (not Linux) it is assumed to; a process whose
+ * fds cannot be read has exited, and holds nothing.
  */
-function listensOn(pid: number, port: number): boolean {
+export function listensOn(pid: number, port: number): boolean {
   let table: string;
   try {
     table = readFileSync('/proc/net/tcp', 'utf8');
@@ -143,6 +144,7 @@ function listensOn(pid: number, port: number): boolean {
       }
     });
   } catch {
-    return true;
+    // The process is gone (it failed to bind and exited, and its exit is not seen yet): the socket is another's.
+    return false;
   }
 }
