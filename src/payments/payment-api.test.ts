@@ -119,8 +119,30 @@ describe.each(testEngines())('payment API v1 operations 26 to 29 on %s', (engine
     expect(res.json()).toMatchObject({ from_currency: 'testBTC', to_currency: 'EUR', exchange_rate: 46000.5 });
   });
 
+  it('a status poll after its payment or wallet row changed answers the new record, never the one polled before', async () => {
+    const created = (await postPayment(t.app, token, customRequest(apiId))).json();
+    const url = `/api/v1/payment/${created.payment_reference}`;
+    const before = await t.app.inject({ method: 'GET', url });
+    expect(before.json()).toEqual(created);
+    expect(before.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect((await t.app.inject({ method: 'GET', url })).body).toBe(before.body);
+    const { kysely } = t.testDb.db;
+    await kysely.updateTable('payments').set({ unconfirmed_sats: 1n, status: 'unconfirmed-less' }).where('reference', '=', created.payment_reference).execute();
+    const moved = (await t.app.inject({ method: 'GET', url })).json();
+    expect(moved).toMatchObject({ status: 'unconfirmed-less', unconfirmed_crypto_amount: 0.00000001, site_name: 'Corner Shop' });
+    const wallet = await kysely.selectFrom('wallets').select(['id', 'account_name']).where('api_id', '=', apiId).executeTakeFirstOrThrow();
+    await kysely.updateTable('wallets').set({ account_name: 'Renamed Shop' }).where('id', '=', wallet.id).execute();
+    try {
+      expect((await t.app.inject({ method: 'GET', url })).json()).toMatchObject({ status: 'unconfirmed-less', site_name: 'Renamed Shop' });
+    } finally {
+      await kysely.updateTable('wallets').set({ account_name: wallet.account_name }).where('id', '=', wallet.id).execute();
+    }
+  });
+
   it('an unpaid request past its monitoring window becomes invalid, loses its address and QR code', async () => {
     const created = (await postPayment(t.app, token, customRequest(apiId))).json();
+    // Polled while unpaid first, so the answer after the window cannot be the one polled before it.
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/payment/${created.payment_reference}` })).json().status).toBe('unpaid');
     now += 24 * 3_600_000;
     try {
       const body = (await t.app.inject({ method: 'GET', url: `/api/v1/payment/${created.payment_reference}` })).json();

@@ -21,7 +21,7 @@ import type { PaymentsDeps } from './payments.ts';
 import { IdempotencyError, type IdempotencyStore } from '../db/idempotency-store.ts';
 import { recordTransition } from '../notify/status-transition.ts';
 import { paymentUri, renderQrPng } from './qr-code.ts';
-import { STATUS_SQL_PG, STATUS_SQL_SQLITE_RAW, statusRowFromRaw, type StatusRow } from './status-read.ts';
+import { STATUS_SQL_PG, STATUS_SQL_SQLITE_RAW, StatusBodyCache, statusRowFromRaw, statusValuesOf, type StatusRow } from './status-read.ts';
 
 /** An HTTP answer the route writes as is. */
 export interface Answer {
@@ -68,6 +68,8 @@ const notFound = (reference: string) => new ProblemError('not-found', `No paymen
 
 /** Payment API v1, operations 26 to 29. */
 export class PaymentService {
+  private readonly statusBodies = new StatusBodyCache();
+
   constructor(private readonly deps: PaymentServiceDeps) {}
 
   /**
@@ -250,7 +252,7 @@ export class PaymentService {
   }
 
   /** The payment with its wallet and address; an unpaid one past its monitoring window is invalidated first. */
-  async load(reference: string): Promise<{ row: PaymentRow; ctx: RecordContext } | undefined> {
+  async load(reference: string): Promise<{ row: PaymentRow; ctx: RecordContext; values?: readonly unknown[] } | undefined> {
     const { db, clock, machine } = this.deps;
     // One statement for the hot path (status polling), see status-read.ts. On SQLite it runs on the read-only
     // connection (prepared once, committed data only); on PostgreSQL as a named prepared statement.
@@ -276,9 +278,11 @@ export class PaymentService {
     if (row.status === 'unpaid' && now >= Number(row.monitor_until)) {
       const id = row.id;
       row = await db.kysely.transaction().execute((trx) => machine.rederive(trx, id, 'monitor-window', now));
+      const wallet = { id: row.wallet_id, api_id: wallet_api_id, account_name: wallet_account_name };
+      return { row, ctx: this.recordContext(wallet, payment_address) };
     }
     const wallet = { id: row.wallet_id, api_id: wallet_api_id, account_name: wallet_account_name };
-    return { row, ctx: this.recordContext(wallet, payment_address) };
+    return { row, ctx: this.recordContext(wallet, payment_address), values: raw ?? statusValuesOf(joined) };
   }
 
   /** Operation 27: the payment record with status and amounts. */
@@ -286,6 +290,15 @@ export class PaymentService {
     const found = await this.load(reference);
     if (!found) throw notFound(reference);
     return paymentRecord(found.row, found.ctx);
+  }
+
+  /** Operation 27 as the JSON text the route sends: the same record, built again only when its row changed. */
+  async statusJson(reference: string): Promise<string> {
+    const found = await this.load(reference);
+    if (!found) throw notFound(reference);
+    const build = () => JSON.stringify(paymentRecord(found.row, found.ctx));
+    // A row just re-derived (its monitoring window closed) has no values read: build it, keep nothing.
+    return found.values ? this.statusBodies.body(reference, found.values, build) : build();
   }
 
   /** Operation 28: PNG of `bitcoin:<address>?amount=<crypto_amount>`; 410 once the request is invalid. */

@@ -76,8 +76,8 @@ async function operationRoutes(app: FastifyInstance, ctx: PaymentRoutesContext):
     `${BASE}/:payment_reference`,
     { schema: { summary: 'Payment status (op 27)', tags: TAGS } },
     async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return ctx.service.status(request.params.payment_reference);
+      const body = await ctx.service.statusJson(request.params.payment_reference);
+      return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(body);
     },
   );
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTestDb, testEngines, type TestDb } from '../../test/support/test-db.ts';
-import { PAYMENT_COLUMNS, STATUS_SQL_SQLITE_RAW, statusRowFromRaw } from './status-read.ts';
+import { PAYMENT_COLUMNS, STATUS_SQL_SQLITE_RAW, StatusBodyCache, statusRowFromRaw } from './status-read.ts';
 
 describe.each(testEngines())('the hand-written status read on %s', (engine) => {
   let testDb: TestDb;
@@ -73,5 +73,41 @@ describe('the SQLite status read in raw mode', () => {
     expect(raw).toBeDefined();
     expect(statusRowFromRaw(raw!)).toEqual(built);
     expect(reader!.getRaw(STATUS_SQL_SQLITE_RAW, ['pay_unknown'])).toBeUndefined();
+  });
+});
+
+describe('the kept status bodies', () => {
+  it('the same row values answer the kept body without building it again', () => {
+    const cache = new StatusBodyCache();
+    let built = 0;
+    const build = () => `body ${++built}`;
+    expect(cache.body('pay_a', [1n, 'unpaid', null], build)).toBe('body 1');
+    expect(cache.body('pay_a', [1n, 'unpaid', null], build)).toBe('body 1');
+    expect(built).toBe(1);
+  });
+
+  it('any changed value, even one of the same text in another type, builds the body again', () => {
+    const cache = new StatusBodyCache();
+    let built = 0;
+    const build = () => `body ${++built}`;
+    cache.body('pay_a', [1n, 'unpaid', null], build);
+    expect(cache.body('pay_a', [1n, 'paid', null], build)).toBe('body 2');
+    expect(cache.body('pay_a', [1n, 'paid', 'x'], build)).toBe('body 3');
+    expect(cache.body('pay_a', ['1', 'paid', 'x'], build)).toBe('body 4');
+    expect(cache.body('pay_a', ['1', 'paid', 'x', 'more'], build)).toBe('body 5');
+    expect(cache.body('pay_b', ['1', 'paid', 'x', 'more'], build)).toBe('body 6');
+  });
+
+  it('keeps at most its bound, dropping the payment whose body was built longest ago', () => {
+    const cache = new StatusBodyCache(2);
+    let built = 0;
+    const build = () => `body ${++built}`;
+    cache.body('pay_a', [1], build);
+    cache.body('pay_b', [1], build);
+    cache.body('pay_a', [2], build);
+    cache.body('pay_c', [1], build);
+    expect(cache.size).toBe(2);
+    expect(cache.body('pay_b', [1], build)).toBe('body 5');
+    expect(cache.body('pay_c', [1], build)).toBe('body 4');
   });
 });
