@@ -15,7 +15,7 @@
 // or a file it cannot open, leaves the batches to the main connection, as for an in-memory database. A thread
 // that dies with a batch on it fails that batch's writes: whether its COMMIT happened is not known (as when the
 // process dies), and later batches commit on the main connection.
-import { Worker } from 'node:worker_threads';
+import { RequestWorker } from '../core/request-worker.ts';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteConnection } from './database.ts';
 import type { StatementCache } from './sqlite-statements.ts';
@@ -47,14 +47,11 @@ export interface WireError {
 
 export type WireOutcome = { ok: true; value: unknown } | { ok: false; error: WireError };
 
-/** Requests to the thread; each is answered by a reply with its id. */
-export type WriterRequest =
-  | { id: number; open: number; file: string }
-  | { id: number; conn: number; batch: SqliteWrite[] }
-  | { id: number; close: number };
+/** Requests to the thread; each is answered by one reply (request-worker.ts adds the id both carry). */
+export type WriterRequest = { open: number; file: string } | { conn: number; batch: SqliteWrite[] } | { close: number };
 
-/** Messages from the thread. */
-export type WriterReply = { ready: true } | { id: number; outcomes?: WireOutcome[] } | { id: number; failed: WireError };
+/** The thread's replies. */
+export type WriterReply = { outcomes?: WireOutcome[] } | { failed: WireError };
 
 export function toWire(err: unknown): WireError {
   if (!(err instanceof Error)) return { message: String(err), name: 'Error' };
@@ -69,80 +66,26 @@ function fromWire(w: WireError): Error {
   return err;
 }
 
+type WriterThread = RequestWorker<WriterRequest, WriterReply>;
+
 /**
  * The one writer thread of the process: each database opened on a file has its own connection on it. One thread
  * for all of them, because starting a thread costs far more than a connection (from the TypeScript sources, about
- * 200 ms: the test suite opens hundreds of databases).
+ * 200 ms: the test suite opens hundreds of databases). Null once it could not be created.
  */
-class WriterThread {
-  private readonly worker: Worker;
-  /** Resolves true once the thread runs, false if it could not start. */
-  readonly ready: Promise<boolean>;
-  broken = false;
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (r: WriterReply) => void; reject: (e: Error) => void }>();
+let thread: WriterThread | null | undefined;
 
-  constructor() {
-    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-    this.worker = new Worker(new URL('../core/thread-entry.mjs', import.meta.url), {
-      workerData: { module: new URL(`./sqlite-writer-thread${ext}`, import.meta.url).href },
-    });
-    let started!: (ok: boolean) => void;
-    this.ready = new Promise<boolean>((resolve) => (started = resolve));
-    this.worker.on('message', (reply: WriterReply) => {
-      if ('ready' in reply) {
-        // Held by the batch that started it until now (a CLI command has nothing else keeping the process alive).
-        if (this.pending.size === 0) this.worker.unref();
-        return started(true);
-      }
-      const waiter = this.pending.get(reply.id);
-      if (!waiter) return;
-      this.pending.delete(reply.id);
-      if (this.pending.size === 0) this.worker.unref();
-      waiter.resolve(reply);
-    });
-    const fail = (err: Error) => {
-      if (this.broken) return;
-      // Not restarted in a loop: later batches commit on their database's main connection.
-      this.broken = true;
-      threadEnded = true;
-      if (thread === this) thread = undefined;
-      started(false);
-      for (const waiter of this.pending.values()) waiter.reject(err);
-      this.pending.clear();
-    };
-    this.worker.on('error', fail);
-    this.worker.on('exit', (code) => fail(new Error(`exit code ${code}`)));
-  }
-
-  /** Sends a request; resolves with its reply. */
-  call(request: DistributiveOmit<WriterRequest, 'id'>): Promise<WriterReply> {
-    if (this.broken) return Promise.reject(new Error('the SQLite writer thread has ended'));
-    const id = this.nextId++;
-    return new Promise<WriterReply>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker.ref();
-      this.worker.postMessage({ ...request, id });
-    });
-  }
-}
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-let thread: WriterThread | undefined;
-/** Set once the thread could not start or has died: it is not started again. */
-let threadEnded = false;
-
-/** The process's writer thread, started on first use; undefined once it could not start or has died. */
+/** The process's writer thread, started on first use; undefined once it could not start or has died (never restarted). */
 function writerThread(): WriterThread | undefined {
-  if (!thread && !threadEnded) {
+  if (thread === undefined) {
+    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     try {
-      thread = new WriterThread();
+      thread = new RequestWorker(new URL(`./sqlite-writer-thread${ext}`, import.meta.url));
     } catch {
-      threadEnded = true;
+      thread = null;
     }
   }
-  return thread;
+  return thread && !thread.endedWith ? thread : undefined;
 }
 
 let nextConnection = 1;

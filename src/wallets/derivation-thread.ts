@@ -6,20 +6,21 @@ import { parseExtendedPublicKey, type ExtendedPublicKey } from '../bitcoin/exten
 import { deriveReceiveAddresses } from '../bitcoin/receive-address.ts';
 import type { Network } from '../bitcoin/networks.ts';
 import type { ScriptType } from '../bitcoin/script-type.ts';
+import type { ThreadMessage } from '../core/request-worker.ts';
 import type { DerivationReply, DerivationRequest } from './derivation-worker.ts';
 
 const keys = new Map<number, ExtendedPublicKey>();
 
-parentPort!.on('message', (msg: DerivationRequest) => {
+parentPort!.on('message', (msg: DerivationRequest & { id: number }) => {
   let reply: DerivationReply;
   try {
     if (msg.pub !== undefined) keys.set(msg.keyId, parseExtendedPublicKey(msg.pub));
     const key = keys.get(msg.keyId);
     if (!key) throw new Error(`derivation thread has no key ${msg.keyId}`);
-    const addresses = deriveReceiveAddresses(key, msg.from, msg.count, msg.scriptType as ScriptType, msg.network as Network);
-    reply = { id: msg.id, addresses };
+    reply = { addresses: deriveReceiveAddresses(key, msg.from, msg.count, msg.scriptType as ScriptType, msg.network as Network) };
   } catch (err) {
-    reply = { id: msg.id, error: err instanceof Error ? err.message : String(err) };
+    reply = { error: err instanceof Error ? err.message : String(err) };
   }
-  parentPort!.postMessage(reply);
+  parentPort!.postMessage({ ...reply, id: msg.id } satisfies ThreadMessage<DerivationReply>);
 });
+parentPort!.postMessage({ ready: true } satisfies ThreadMessage<DerivationReply>);
