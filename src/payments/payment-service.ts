@@ -270,19 +270,16 @@ export class PaymentService {
           .where('p.reference', '=', reference)
           .executeTakeFirst();
     if (!joined) return undefined;
-    const { wallet_api_id, wallet_account_name, payment_address } = joined;
+    const ctx = this.recordContext({ api_id: joined.wallet_api_id, account_name: joined.wallet_account_name }, joined.payment_address);
+    const now = clock();
+    if (joined.status === 'unpaid' && now >= Number(joined.monitor_until)) {
+      const id = joined.id;
+      // The re-derived row is not the one read, so it has no values to keep its answer by.
+      return { row: await db.kysely.transaction().execute((trx) => machine.rederive(trx, id, 'monitor-window', now)), ctx };
+    }
     // The joined row serves as the payment row as it is (its three extra fields are never read from it): copying
     // ~30 columns out with a rest pattern cost about 10 µs per status read.
-    let row: PaymentRow = joined;
-    const now = clock();
-    if (row.status === 'unpaid' && now >= Number(row.monitor_until)) {
-      const id = row.id;
-      row = await db.kysely.transaction().execute((trx) => machine.rederive(trx, id, 'monitor-window', now));
-      const wallet = { id: row.wallet_id, api_id: wallet_api_id, account_name: wallet_account_name };
-      return { row, ctx: this.recordContext(wallet, payment_address) };
-    }
-    const wallet = { id: row.wallet_id, api_id: wallet_api_id, account_name: wallet_account_name };
-    return { row, ctx: this.recordContext(wallet, payment_address), values: raw ?? statusValuesOf(joined) };
+    return { row: joined, ctx, values: raw ?? statusValuesOf(joined) };
   }
 
   /** Operation 27: the payment record with status and amounts. */
