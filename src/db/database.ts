@@ -7,8 +7,8 @@ import { createPrivate } from './sqlite-lock.ts';
 import { FencingPostgresDialect } from './fencing.ts';
 import type { Database } from './schema.ts';
 import { SqliteReader, StatementCache, withStatementCache } from './sqlite-statements.ts';
-import { SqliteWriteBatch, commitTogether, type SqliteWrite } from './sqlite-write-batch.ts';
-import { SQLITE_WRITE_OPS, type SqliteWriteArgs, type SqliteWriteOp, type SqliteWriteResult } from './sqlite-write-ops.ts';
+import { SqliteWriteBatch, type SqliteWrite } from './sqlite-write-batch.ts';
+import { commitWrites, type SqliteWriteArgs, type SqliteWriteOp, type SqliteWriteResult } from './sqlite-write-ops.ts';
 import { SqliteWriterThread, configureWritingConnection, statementConnection } from './sqlite-writer.ts';
 
 /** Which engine a database runs on; only src/db/ branches on it. */
@@ -69,7 +69,7 @@ export function openDb(target: DbTarget): Db {
     const statements = new StatementCache(raw);
     const kysely = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(raw, statements) }) });
     const conn = statementConnection(statements);
-    const onMainConnection = (batch: SqliteWrite[]) => commitTogether(raw, batch.map((w) => () => SQLITE_WRITE_OPS[w.op](conn, w.args as never)));
+    const onMainConnection = (batch: SqliteWrite[]) => commitWrites(raw, conn, batch);
     // On a file the batches commit on the writer thread's own connection; an in-memory database has only this one.
     const writer = target.file === ':memory:' ? undefined : new SqliteWriterThread(target.file, onMainConnection);
     // Kysely's SQLite driver hands its one connection to one user at a time: holding it while a batch commits

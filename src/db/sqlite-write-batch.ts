@@ -128,26 +128,41 @@ export class SqliteWriteBatch {
   }
 }
 
-/**
- * Runs `works` in one BEGIN IMMEDIATE … COMMIT on `raw`, each in its own savepoint, and answers their outcomes;
- * throws when the transaction as a whole failed (BEGIN or COMMIT), so that none of them is stored.
- */
-export function commitTogether(raw: BetterSqlite3.Database, works: (() => unknown)[]): WriteOutcome[] {
-  const outcomes: WriteOutcome[] = [];
-  raw
-    .transaction(() => {
+/** A connection's two transaction functions, made once: better-sqlite3 builds a wrapper for each `transaction` call. */
+const transactionsByConnection = new WeakMap<
+  BetterSqlite3.Database,
+  { batch: BetterSqlite3.Transaction<(works: (() => unknown)[]) => WriteOutcome[]>; savepoint: BetterSqlite3.Transaction<(work: () => unknown) => unknown> }
+>();
+
+function transactionsOf(raw: BetterSqlite3.Database) {
+  let made = transactionsByConnection.get(raw);
+  if (!made) {
+    // Called inside the batch's transaction, better-sqlite3 runs it as a savepoint: a throw undoes that write only.
+    const savepoint = raw.transaction((work: () => unknown) => work());
+    const batch = raw.transaction((works: (() => unknown)[]) => {
+      const outcomes: WriteOutcome[] = [];
       for (const work of works) {
         // SQLite may have rolled the whole transaction back after an I/O or full-disk error: stop, and let
         // the COMMIT below fail for every write of the batch.
         if (!raw.inTransaction) break;
         try {
-          // Nested, better-sqlite3 runs it as a savepoint: a throw undoes this write only.
-          outcomes.push({ ok: true, value: raw.transaction(work)() });
+          outcomes.push({ ok: true, value: savepoint(work) });
         } catch (error) {
           outcomes.push({ ok: false, error });
         }
       }
-    })
-    .immediate();
-  return outcomes;
+      return outcomes;
+    });
+    made = { batch, savepoint };
+    transactionsByConnection.set(raw, made);
+  }
+  return made;
+}
+
+/**
+ * Runs `works` in one BEGIN IMMEDIATE … COMMIT on `raw`, each in its own savepoint, and answers their outcomes;
+ * throws when the transaction as a whole failed (BEGIN or COMMIT), so that none of them is stored.
+ */
+export function commitTogether(raw: BetterSqlite3.Database, works: (() => unknown)[]): WriteOutcome[] {
+  return transactionsOf(raw).batch.immediate(works);
 }

@@ -5,8 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { ThreadMessage } from '../core/request-worker.ts';
 import type { SqliteConnection } from './database.ts';
 import { StatementCache } from './sqlite-statements.ts';
-import { commitTogether } from './sqlite-write-batch.ts';
-import { SQLITE_WRITE_OPS } from './sqlite-write-ops.ts';
+import { commitWrites } from './sqlite-write-ops.ts';
 import { configureWritingConnection, statementConnection, toWire, type WireOutcome, type WriterReply, type WriterRequest } from './sqlite-writer.ts';
 
 const connections = new Map<number, { raw: BetterSqlite3.Database; conn: SqliteConnection }>();
@@ -28,10 +27,7 @@ function handle(msg: Message): WriterReply {
   }
   const c = connections.get(msg.conn);
   if (!c) throw new Error(`the writer thread has no connection ${msg.conn}`);
-  const outcomes = commitTogether(
-    c.raw,
-    msg.batch.map((w) => () => SQLITE_WRITE_OPS[w.op](c.conn, w.args as never)),
-  );
+  const outcomes = commitWrites(c.raw, c.conn, msg.batch);
   return { outcomes: outcomes.map((o): WireOutcome => (o.ok ? o : { ok: false, error: toWire(o.error) })) };
 }
 
