@@ -34,14 +34,14 @@ describe.each(testEngines())('HTTP app on %s', (engine) => {
     expect(res.json()).toEqual({ return: '999', status: 'Invalid command' });
   });
 
-  it('an unknown path under /api/ answers 404 problem details', async () => {
+  it('an unknown path under /api/ (outside Greenfield\'s /api/v1) answers 404 problem details', async () => {
     t = await createTestApp(engine);
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/nothing?x=1' });
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/payment/x/nothing?x=1' });
     expect(res.statusCode).toBe(404);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.json()).toMatchObject({ title: 'Not Found', status: 404 });
     expect(res.json().type).toMatch(/\/problems\/no-such-operation$/);
-    expect(res.json().detail).toContain('/api/v1/nothing');
+    expect(res.json().detail).toContain('/api/v1/payment/x/nothing');
   });
 
   it('a malformed JSON body answers 400 with code 201', async () => {

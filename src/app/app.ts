@@ -1,11 +1,15 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { docsPageOptions } from './docs-page.ts';
 import type { AppContext } from './context.ts';
 import { VERSION } from '../core/version.ts';
-import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from '../http/error-handler.ts';
+import { clientErrorHandler, ErrorFaces, expectationFailedHandler, frameworkErrorHandler, installErrorHandling } from '../http/error-handler.ts';
+import { refuseMissingHost } from '../http/host-header.ts';
+import { okOnly } from '../http/health.ts';
+import { fromThisMachine } from '../http/this-machine.ts';
 import { refuseNulCharacters } from '../http/no-nul.ts';
-import { REDACT_PATHS, redactUrl } from '../http/log-redaction.ts';
+import { REDACT_PATHS, createLogRedaction, type LogRedaction } from '../http/log-redaction.ts';
 import { walletRoutes } from '../wallets/routes.ts';
 import { metricsRoutes } from './metrics.ts';
 import { rateRoutes } from '../rates/routes.ts';
@@ -16,6 +20,7 @@ import { refundRoutes } from '../refunds/routes.ts';
 import { formRoutes } from '../forms/routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { merchantRoutes } from '../dashboard/merchant-routes.ts';
+import { reportRoutes } from '../dashboard/report-routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { partnerRoutes } from '../partners/routes.ts';
 import { withdrawalRoutes } from '../withdrawals/routes.ts';
@@ -33,13 +38,27 @@ export interface AppOptions {
   logStream?: NodeJS.WritableStream;
   /** Development mode: the built-in chain, whose /dev endpoints are then served. */
   devChain?: DevChain;
+  /** The redaction rule to fill from the routes, when the process's own logger uses it too (run-server.ts). */
+  logRedaction?: LogRedaction;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's one rule for secrets in logged URLs, filled from the routes' `config.secretParams`. */
+    logRedaction: LogRedaction;
+  }
 }
 
 /** Builds the Fastify app around a context; server.ts only starts it, tests `inject` into it. */
 export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const redaction = opts.logRedaction ?? createLogRedaction();
+  // One face table for every error answer, from the HTTP parser's to the routes' (http/error-faces.ts).
+  const faces = new ErrorFaces(ctx.config.publicUrl);
   const app = Fastify({
     bodyLimit: BODY_LIMIT,
-    // Extended keys and payment references travel in paths; the default limit of 100 would cut them.
+    // Extended keys, output descriptors (a 2-of-3 with key origins is about 460 characters) and payment references
+    // travel in paths; the default limit of 100 would cut them. Longer is refused as a malformed URL (strict-input
+    // tests); a wallet whose descriptor is longer is named in paths by the text it was registered with, if shorter.
     routerOptions: { maxParamLength: 500 },
     logger:
       opts.logger === false
@@ -49,19 +68,28 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
             ...(opts.logStream ? { stream: opts.logStream } : {}),
             redact: { paths: REDACT_PATHS, censor: '[redacted]' },
             serializers: {
-              req: (req) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+              req: (req) => ({ method: req.method, url: redaction.redactUrl(req.url), remoteAddress: req.ip }),
             },
+            // The last look at every line: a URL quoted in a message or an error (not only req.url) is redacted too.
+            hooks: { streamWrite: redaction.redactText },
           },
     // Strict input: a wrong type is an error, never coerced (["x"] is not "x", "0x10" is not 16).
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
-    frameworkErrors: frameworkErrorHandler({ publicUrl: ctx.config.publicUrl }),
-    clientErrorHandler: clientErrorHandler({ publicUrl: ctx.config.publicUrl }),
+    frameworkErrors: frameworkErrorHandler(faces),
+    clientErrorHandler: clientErrorHandler(faces),
+    // Node would answer a request without Host with a bare 400; refuseMissingHost answers it in the face's shape.
+    http: { requireHostHeader: false },
     forceCloseConnections: true,
     // Only the configured proxies may name the client (X-Forwarded-For): per-IP limits depend on request.ip.
     trustProxy: ctx.config.trustProxy.length > 0 ? ctx.config.trustProxy : false,
     return503OnClosing: true,
   });
-  installErrorHandling(app, { publicUrl: ctx.config.publicUrl });
+  // Before any route: every route's secret path parameters must be known to the logger.
+  app.addHook('onRoute', redaction.onRoute);
+  app.decorate('logRedaction', redaction);
+  installErrorHandling(app, { publicUrl: ctx.config.publicUrl, faces });
+  app.server.on('checkExpectation', expectationFailedHandler(faces));
+  refuseMissingHost(app);
   // Bodies are JSON (and forms for the OAuth token endpoint): a text/plain body is an unsupported media type,
   // not a string for the schema to puzzle over.
   app.removeContentTypeParser('text/plain');
@@ -92,13 +120,20 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, docsPageOptions());
 
-  app.get('/health', { schema: { summary: 'Liveness and component health', tags: ['operations'] } }, async (_req, reply) => {
-    const { healthy, degraded, components } = await ctx.health.run();
-    const status = !healthy ? 'unhealthy' : degraded ? 'degraded' : 'ok';
-    return reply.status(healthy ? 200 : 503).send({ status, version: VERSION, ...components });
-  });
+  const trustsProxy = ctx.config.trustProxy.length > 0;
+  app.get(
+    '/health',
+    { schema: { summary: "Liveness and each component's ok; the details (chain source, errors) only to a request from this machine", tags: ['operations'] } },
+    async (request, reply) => {
+      const { healthy, degraded, components } = await ctx.health.run();
+      const status = !healthy ? 'unhealthy' : degraded ? 'degraded' : 'ok';
+      // The details name the node's host and port, paths and error texts: the operator's, not the internet's.
+      const shown = fromThisMachine(request, trustsProxy) ? components : okOnly(components);
+      return reply.status(healthy ? 200 : 503).send({ status, version: VERSION, ...shown });
+    },
+  );
 
   await metricsRoutes(app, ctx);
   // SATGATE_ROLE=worker: a background process that answers only /health and /metrics (and /docs).
@@ -111,9 +146,10 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await app.register(async (scope) => refundRoutes(scope, ctx));
   await app.register(async (scope) => dashboardRoutes(scope, ctx.dashboard));
   await app.register(async (scope) => merchantRoutes(scope, { merchant: ctx.merchant, sessions: ctx.dashboard.sessions }));
+  await app.register(async (scope) => reportRoutes(scope, { merchant: ctx.merchant, sessions: ctx.dashboard.sessions }));
   await app.register(async (scope) => consoleRoutes(scope, ctx));
   await app.register(async (scope) => partnerRoutes(scope, ctx.partners));
-  await app.register(async (scope) => withdrawalRoutes(scope, { ...ctx.partners, onConfirmed: ctx.partners.kick }));
+  await app.register(async (scope) => withdrawalRoutes(scope, { wallets: ctx.partners.wallets, withdrawals: ctx.withdrawals.withdrawals, onConfirmed: ctx.withdrawals.kick }));
   await app.register(async (scope) => greenfieldRoutes(scope, ctx.greenfield));
   await app.register(async (scope) =>
     authorizeRoutes(scope, {

@@ -19,6 +19,7 @@ import type { Dashboard } from '../dashboard/dashboard.ts';
 import type { Merchant } from '../dashboard/merchant.ts';
 import type { SingletonRole } from './singleton-role.ts';
 import type { Partners } from '../partners/partners.ts';
+import type { WithdrawalsCapability } from '../withdrawals/create-withdrawals.ts';
 import type { Greenfield } from '../greenfield/greenfield.ts';
 import type { GreenfieldHooks } from '../greenfield/webhooks.ts';
 
@@ -48,8 +49,10 @@ export interface AppContext {
   dashboard: Dashboard;
   /** The dashboard's merchant views (wallets, orders, deliveries, chart, login history) for its API and the console. */
   merchant: Merchant;
-  /** Partner keys, partner merchant wallets, KYC and withdrawals. */
+  /** Partner keys, partner merchant wallets and KYC. */
   partners: Partners;
+  /** Withdrawals of partner merchant wallets and their sender. */
+  withdrawals: WithdrawalsCapability;
   /** BTCPay Greenfield compatibility: API keys, invoices (payments of payment API v1), stores. */
   greenfield: Greenfield;
   /** Greenfield webhooks (signed BTCPay-style, delivered through the outbox) and pull-payment refunds. */

@@ -4,7 +4,7 @@ import type { Db } from '../db/database.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import { HealthRegistry } from '../http/health.ts';
-import { ChainService, type ChainEndpoint, type ChainEndpoints } from '../chain/chain-service.ts';
+import { ChainService, type ChainEndpoints } from '../chain/chain-service.ts';
 import { createRateService } from '../rates/rate-service.ts';
 import { OutboxWorker } from '../notify/outbox-worker.ts';
 import { WebhookSender } from '../notify/webhook-sender.ts';
@@ -12,6 +12,7 @@ import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
 import { createGreenfield } from '../greenfield/greenfield.ts';
 import { createGreenfieldHooks } from '../greenfield/webhooks.ts';
+import { greenfieldDelivery } from '../greenfield/webhook-delivery.ts';
 import { createSpending } from '../spending/spending.ts';
 import { createRefunds } from '../refunds/refunds.ts';
 import { profileWallets } from '../dashboard/accounts.ts';
@@ -20,8 +21,12 @@ import { createWallets } from '../wallets/wallets.ts';
 import { createDashboard } from '../dashboard/dashboard.ts';
 import { createMerchant } from '../dashboard/merchant.ts';
 import { createPartners } from '../partners/partners.ts';
+import { createWithdrawals } from '../withdrawals/create-withdrawals.ts';
+import type { Kernel } from '../config/kernel.ts';
 import type { AppContext } from './context.ts';
 import { SingletonRole } from './singleton-role.ts';
+import { ledgerOnChainChange } from '../reports/ledger-listener.ts';
+import { startInOrder, stopInReverse, type Lifecycle } from '../core/lifecycle.ts';
 
 /** Options for building a context; tests pass their own clock, logger and chain endpoints. */
 export interface ContextOptions {
@@ -39,6 +44,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
   const { config, db, masterKey } = opts;
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? pino({ level: 'silent' });
+  const kernel: Kernel = { db, clock, log, masterKey, config };
   const health = new HealthRegistry();
   health.register(
     'database',
@@ -53,7 +59,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
   health.register('rates', () => rateService.health());
 
   const chains = new ChainService(db, clock, log, config.pollMs, config.fallbackFeeRate);
-  await chains.configure(opts.chains ?? endpointsFromConfig(config));
+  await chains.configure(opts.chains ?? config.chains);
   chains.usePush(config.nodePush);
   for (const mode of ['live', 'test'] as const) {
     const chain = chains.get(mode);
@@ -62,17 +68,17 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
 
   const currencies = rateService.currencies;
   const isSupportedCurrency = (code: string) => currencies.isSupported(code);
-  const wallets = createWallets({ config, db, clock, log, masterKey, rates: rateService.rates, chains, isSupportedCurrency });
+  const wallets = createWallets({ ...kernel, rates: rateService.rates, chains, isSupportedCurrency });
   const mailer = new Mailer(config.smtpUrl, config.dataDir, config.mailFrom, log);
-  const worker = new OutboxWorker({ db, clock, log, mailer, masterKey, webhooks: new WebhookSender(db, masterKey, config.allowPrivateWebhooks) });
+  const webhooks = new WebhookSender(db, masterKey, config.allowPrivateWebhooks);
+  const worker = new OutboxWorker({ db, clock, log, mailer, masterKey, webhooks });
+  // Greenfield's events go one webhook at a time, signed BTCPay-style: its own delivery kind.
+  worker.register(greenfieldDelivery({ db, masterKey, webhooks }));
   health.register('mail', () => ({ ok: true, delivery: mailer.describe() }));
   // A status change's webhook leaves as soon as the change commits, not at the worker's next tick.
   chains.onCommitted(() => worker.wake());
   const payments = createPayments({
-    config,
-    db,
-    clock,
-    log,
+    ...kernel,
     rates: rateService.rates,
     chains,
     issuer: wallets.issuer,
@@ -93,42 +99,55 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     pollMs: config.pollMs,
   });
   const forms = createForms({
-    config,
-    db,
-    clock,
-    log,
-    masterKey,
+    ...kernel,
     rates: rateService.rates,
     chains,
     issuer: wallets.issuer,
     repo: wallets.repo,
     isSupportedCurrency,
   });
-  const partners = createPartners({
-    db,
-    clock,
-    log,
-    masterKey,
-    rates: rateService.rates,
-    chains,
-    spending,
-    testNetwork: config.testNetwork,
-    allowPrivateWebhooks: config.allowPrivateWebhooks,
-    isSupportedCurrency,
-  });
-  const greenfield = createGreenfield({ db, clock, config, payments, repo: wallets.repo, chains, isSupportedCurrency });
-  // After payments: its chain listener must run after the payment status machine's, in the same transaction.
+  const partners = createPartners({ ...kernel, rates: rateService.rates, isSupportedCurrency });
+  // After refunds: the spending capability calls its status listeners in the order they were added.
+  const withdrawals = createWithdrawals({ db, clock, log, rates: rateService.rates, chains, spending, wallets: partners.wallets });
+  const greenfield = createGreenfield({ db, clock, config, payments, repo: wallets.repo, chains, isSupportedCurrency, spending, issuer: wallets.issuer });
   const greenfieldHooks = createGreenfieldHooks({
     db,
     clock,
     log,
     masterKey,
-    chains,
     greenfield,
     publicUrl: config.publicUrl,
     allowPrivateWebhooks: config.allowPrivateWebhooks,
     wake: () => worker.wake(),
   });
+  // One ordered registration: each listener runs inside the change's transaction, and Greenfield's events
+  // read the payment statuses the status machine has just written, so the machine comes first.
+  // The ledger last: its receipt rows read the late-payment rates the status machines record.
+  for (const listener of [payments.onChainChange, forms.onChainChange, withdrawals.onChainChange, greenfieldHooks.onChainChange, ledgerOnChainChange(db, log)]) {
+    chains.onChange(listener);
+  }
+  // Started in this order, stopped in reverse: senders stop before the spending broadcaster, that before the
+  // chain watchers, and the rate refresher (which pricing sweeps read) last.
+  const singletons: Lifecycle[] = [
+    {
+      // Another holder may have recorded outputs since this process loaded them: start from the truth.
+      start: async () => {
+        for (const c of chains.all()) {
+          c.watched.outpoints.clear();
+          await c.watched.load(db);
+        }
+      },
+      stop: async () => {},
+    },
+    rateService.background,
+    chains,
+    payments.background,
+    spending.background,
+    refunds.background,
+    forms.background,
+    withdrawals.background,
+    greenfieldHooks.background,
+  ];
   // Chain watchers, rate refresher, spending broadcaster, refund, payment, form and partner sweepers run in one process at a time (the lease holder).
   const singleton = new SingletonRole({
     db,
@@ -136,31 +155,8 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     leaseMs: config.leaseMs,
     log,
     work: {
-      start: async () => {
-        // Another holder may have recorded outputs since this process loaded them: start from the truth.
-        for (const c of chains.all()) {
-          c.watched.outpoints.clear();
-          await c.watched.load(db);
-        }
-        await rateService.start();
-        chains.start();
-        payments.machine.start();
-        spending.start();
-        refunds.start();
-        forms.tracker.start();
-        partners.start();
-        greenfieldHooks.start();
-      },
-      stop: async () => {
-        await refunds.stop();
-        await partners.stop();
-        await greenfieldHooks.stop();
-        await spending.stop();
-        await chains.stop();
-        await payments.machine.stop();
-        await forms.tracker.stop();
-        await rateService.stop();
-      },
+      start: () => startInOrder(singletons),
+      stop: () => stopInReverse(singletons),
       follow: () => rateService.loadStored(),
     },
   });
@@ -185,6 +181,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     refunds,
     forms,
     partners,
+    withdrawals,
     wallets,
     dashboard: createDashboard({
       db,
@@ -207,30 +204,4 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
       await wallets.pool.close();
     },
   };
-}
-
-/** The chain source of each network: a node (SATGATE_*_RPC_URL), an Electrum server or an Esplora API. */
-export function endpointsFromConfig(config: Config): ChainEndpoints {
-  const light = {
-    proxy: config.proxy,
-    tipCacheMs: config.esploraTipCacheMs,
-    budget: { ratePerSecond: config.lightMaxRps, burst: config.lightMaxRps * 4 },
-  };
-  const source = (
-    rpcUrl: string | null,
-    zmqUrl: string | null,
-    electrumUrl: string | null,
-    esploraUrl: string | null,
-    esploraWsUrl: string | null,
-  ): ChainEndpoint | undefined =>
-    rpcUrl
-      ? { rpcUrl, zmqUrl }
-      : electrumUrl
-        ? { electrumUrl, ...light }
-        : esploraUrl
-          ? { esploraUrl, ...light, ...(esploraWsUrl ? { esploraWsUrl, wsMaxAddresses: config.esploraWsMaxAddresses } : {}) }
-          : undefined;
-  const live = source(config.liveRpcUrl, config.liveZmqUrl, config.liveElectrumUrl, config.liveEsploraUrl, config.liveEsploraWsUrl);
-  const test = source(config.testRpcUrl, config.testZmqUrl, config.testElectrumUrl, config.testEsploraUrl, config.testEsploraWsUrl);
-  return { ...(live ? { live } : {}), ...(test ? { test: { ...test, network: config.testNetwork } } : {}) };
 }

@@ -1,26 +1,39 @@
 import { chmodSync, mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { loadConfig, type Config } from '../config/config.ts';
-import { openDb, dbTargetFromConfig } from '../db/database.ts';
+import { openDb, dbTargetFromConfig, oneServerOnly } from '../db/database.ts';
 import { prepareSchema } from '../db/schema-version.ts';
 import { ProcessLock } from '../db/sqlite-lock.ts';
 import { MasterKey } from '../security/master-key.ts';
 import { buildApp } from './app.ts';
 import { VERSION } from '../core/version.ts';
 import { createContext } from './create-context.ts';
+import { createLogRedaction } from '../http/log-redaction.ts';
 import { startDevChain, type DevChain } from '../devchain/dev-chain.ts';
 import { DEV_CHAIN_MISSING_HELP, NO_CHAIN_SOURCE_HELP, devChainInstalled } from '../config/chain-source.ts';
+import { listenUrl, readServerUrl, removeServerUrl, writeServerUrl } from '../config/server-url-file.ts';
+import { cannotListen, listenProblem } from './port-check.ts';
+import { terminalLogStream } from './pretty-log.ts';
 
 /** Starts the whole service in this process and stops it cleanly on SIGTERM or SIGINT. */
 export async function runServer(config: Config = loadConfig(), opts: { dev?: boolean } = {}): Promise<void> {
-  const log = pino({ level: config.logLevel });
+  // One redaction rule for this process's lines and the request log: buildApp fills it from the routes.
+  const redaction = createLogRedaction();
+  // Readable lines for a person at a terminal, JSON lines for a collector (stdout redirected).
+  const logStream = terminalLogStream();
+  const logOptions = { level: config.logLevel, hooks: { streamWrite: redaction.redactText } };
+  const log = logStream ? pino(logOptions, logStream) : pino(logOptions);
   if (opts.dev && !config.devChain) {
     throw new Error('--dev runs the built-in development chain, which is only used when no node is configured (unset SATGATE_LIVE_RPC_URL and SATGATE_TEST_RPC_URL)');
   }
   // Checked before anything is created: asking for the development chain where it is not installed is a usage error.
   const runDevChain = config.devChain && devChainInstalled();
   if (opts.dev && !runDevChain) throw new Error(DEV_CHAIN_MISSING_HELP);
+  // A start that cannot listen must fail before it writes a master key, migrates or mines the development chain.
+  const portProblem = await cannotListen(config.host, config.port);
+  if (portProblem !== null) throw new Error(listenProblem(portProblem, config.host, config.port, runningHere(config)));
   // The data directory holds the database, the master key and mail: its owner's eyes only.
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   chmodSync(config.dataDir, 0o700);
@@ -32,7 +45,7 @@ export async function runServer(config: Config = loadConfig(), opts: { dev?: boo
     );
   }
   const target = dbTargetFromConfig(config);
-  const lock = target.engine === 'sqlite' ? ProcessLock.acquire(`${config.dataDir}/satgate.lock`) : null;
+  const lock = oneServerOnly(target) ? acquireLock(config.dataDir) : null;
   const db = openDb(target);
   try {
     const applied = await prepareSchema(db, config.autoMigrate);
@@ -74,7 +87,8 @@ export async function runServer(config: Config = loadConfig(), opts: { dev?: boo
     log,
     ...(devChain ? { chains: { test: { rpcUrl: devChain.rpcUrl, network: 'regtest' as const, devChain: true } } } : {}),
   });
-  const app = await buildApp(ctx, devChain ? { devChain } : {});
+  const app = await buildApp(ctx, { logRedaction: redaction, ...(logStream ? { logStream } : {}), ...(devChain ? { devChain } : {}) });
+  let ownUrl: string | null = null;
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -87,6 +101,7 @@ export async function runServer(config: Config = loadConfig(), opts: { dev?: boo
       await devChain?.stop();
       await db.close();
     } finally {
+      if (ownUrl !== null) removeServerUrl(config.dataDir, ownUrl);
       lock?.release();
       log.info('stopped');
       process.exit(0);
@@ -99,10 +114,37 @@ export async function runServer(config: Config = loadConfig(), opts: { dev?: boo
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     await ctx.stopBackground();
+    await devChain?.stop();
     await db.close();
     lock?.release();
+    const code = (err as NodeJS.ErrnoException).code;
+    throw code?.startsWith('E') ? new Error(listenProblem(code, config.host, config.port, runningHere(config))) : err;
+  }
+  // Where this server answers, for the CLI commands run on the same data directory (satgate status, dev pay).
+  ownUrl = listenUrl(config.host, (app.server.address() as AddressInfo).port);
+  writeServerUrl(config.dataDir, ownUrl);
+  try {
+    await ctx.start();
+  } catch (err) {
+    removeServerUrl(config.dataDir, ownUrl);
     throw err;
   }
-  await ctx.start();
   log.info({ version: VERSION, url: config.publicUrl, docs: `${config.publicUrl}/docs` }, 'satgate is serving');
+}
+
+/** The URL the satgate server of this data directory wrote, when it is the place this one wants to listen on. */
+function runningHere(config: Config): string | null {
+  const url = readServerUrl(config.dataDir);
+  return url !== null && url === listenUrl(config.host, config.port) ? url : null;
+}
+
+/** The data directory's lock; a refusal also says where the server holding it answers, when it named its URL. */
+function acquireLock(dataDir: string): ProcessLock {
+  try {
+    return ProcessLock.acquire(`${dataDir}/satgate.lock`);
+  } catch (err) {
+    const url = readServerUrl(dataDir);
+    if (url === null || !(err instanceof Error) || !err.message.startsWith('another satgate server')) throw err;
+    throw new Error(`${err.message}; it serves at ${url}`);
+  }
 }

@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Db } from '../db/database.ts';
+import { oneServerOnly, type Db } from '../db/database.ts';
 import type { ProcessRole } from '../config/config.ts';
 import { LeaseStore, type HeldLease } from '../db/lease-store.ts';
 import { runFenced, type Fence } from '../db/fencing.ts';
@@ -74,7 +74,7 @@ export class SingletonRole {
   }
 
   private get single(): boolean {
-    return this.opts.db.engine === 'sqlite';
+    return oneServerOnly(this.opts.db);
   }
 
   /** Starts competing (or, on SQLite, the work itself). */

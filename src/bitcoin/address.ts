@@ -1,9 +1,10 @@
 /** Output scripts from public keys, and address encoding and decoding for every network. */
 import { base58, bech32, bech32m } from '@scure/base';
-import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { NETWORKS, networkParams, type Network } from './networks.ts';
 import type { ScriptType } from './script-type.ts';
+import { OUTPUT_KINDS } from './output-kinds.ts';
+import { OP_0, OP_1, OP_16, OP_CHECKSIG, OP_DUP, OP_EQUAL, OP_EQUALVERIFY, OP_HASH160, hash160, p2pkhScript, p2shScript, witnessScript } from './script-build.ts';
 import { ReasonError } from '../core/errors.ts';
 
 /** Kinds of output an address can stand for. */
@@ -23,46 +24,15 @@ export type InvalidAddressReason = 'not-a-string' | 'bad-encoding' | 'bad-checks
 /** A refused address string. */
 export class InvalidAddressError extends ReasonError<InvalidAddressReason> {}
 
-const OP_0 = 0x00;
-const OP_1 = 0x51;
-const OP_16 = 0x60;
-const OP_DUP = 0x76;
-const OP_HASH160 = 0xa9;
-const OP_EQUAL = 0x87;
-const OP_EQUALVERIFY = 0x88;
-const OP_CHECKSIG = 0xac;
-
 /** RIPEMD160(SHA256(data)). */
-export function hash160(data: Uint8Array): Uint8Array {
-  return ripemd160(sha256(data));
-}
-
-function p2pkhScript(hash: Uint8Array): Uint8Array {
-  return Uint8Array.of(OP_DUP, OP_HASH160, 20, ...hash, OP_EQUALVERIFY, OP_CHECKSIG);
-}
-
-function p2shScript(hash: Uint8Array): Uint8Array {
-  return Uint8Array.of(OP_HASH160, 20, ...hash, OP_EQUAL);
-}
-
-function witnessScript(version: number, program: Uint8Array): Uint8Array {
-  return Uint8Array.of(version === 0 ? OP_0 : OP_1 + version - 1, program.length, ...program);
-}
+export { hash160 };
 
 /** The scriptPubKey paying a 33-byte compressed public key as the given script type. */
 export function scriptForPublicKey(publicKey: Uint8Array, scriptType: ScriptType): Uint8Array {
   if (publicKey.length !== 33 || (publicKey[0] !== 0x02 && publicKey[0] !== 0x03)) {
     throw new TypeError('expected a 33-byte compressed public key');
   }
-  const keyHash = hash160(publicKey);
-  switch (scriptType) {
-    case 'p2pkh':
-      return p2pkhScript(keyHash);
-    case 'p2wpkh':
-      return witnessScript(0, keyHash);
-    case 'p2sh-p2wpkh':
-      return p2shScript(hash160(witnessScript(0, keyHash)));
-  }
+  return OUTPUT_KINDS[scriptType].spend([publicKey]).script;
 }
 
 type ScriptInfo =

@@ -3,6 +3,8 @@ import { HDKey } from '@scure/bip32';
 import { generateMnemonic, mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { versionsForKind } from './extended-key.ts';
+import { descriptorChecksum } from './descriptors/checksum.ts';
+import { XPUB_VERSIONS } from './descriptors/key-expression.ts';
 
 /** A freshly generated wallet: keep `mnemonic` secret; register `accountKey`. */
 export interface NewWallet {
@@ -33,4 +35,28 @@ export function accountKeyFromMnemonic(mnemonic: string, testnet: boolean, passp
 export function generateNewWallet(testnet: boolean, words: 12 | 24 = 12): NewWallet {
   const mnemonic = generateMnemonic(wordlist, words === 24 ? 256 : 128);
   return { mnemonic, accountKey: accountKeyFromMnemonic(mnemonic, testnet) };
+}
+
+/** BIP86 account path: m/86'/0'/0' on mainnet, m/86'/1'/0' on test networks. */
+export function bip86AccountPath(testnet: boolean): string {
+  return testnet ? "m/86'/1'/0'" : "m/86'/0'/0'";
+}
+
+/** The BIP86 (taproot) account node with its private key, and the wallet's descriptor, for a mnemonic. */
+export function taprootAccountFromMnemonic(mnemonic: string, testnet: boolean): { account: HDKey; descriptor: string } {
+  if (!validateMnemonic(mnemonic, wordlist)) throw new TypeError('invalid BIP39 mnemonic');
+  const root = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic), testnet ? XPUB_VERSIONS.test : XPUB_VERSIONS.mainnet);
+  const account = root.derive(bip86AccountPath(testnet));
+  const fingerprint = root.fingerprint.toString(16).padStart(8, '0');
+  root.wipePrivateData();
+  const body = `tr([${fingerprint}/86h/${testnet ? 1 : 0}h/0h]${account.publicExtendedKey}/<0;1>/*)`;
+  return { account, descriptor: `${body}#${descriptorChecksum(body)!}` };
+}
+
+/** A freshly generated taproot (BIP86) wallet: keep `mnemonic` secret; register `descriptor` (tpub/xpub, receive and change as <0;1>). */
+export function generateTaprootWallet(testnet: boolean, words: 12 | 24 = 12): { mnemonic: string; descriptor: string } {
+  const mnemonic = generateMnemonic(wordlist, words === 24 ? 256 : 128);
+  const { account, descriptor } = taprootAccountFromMnemonic(mnemonic, testnet);
+  account.wipePrivateData();
+  return { mnemonic, descriptor };
 }

@@ -4,8 +4,9 @@
 import type { ChainChangeListener } from './chain-events.ts';
 import type { RpcClient } from './rpc-client.ts';
 import type { LightBackend } from './light/light-backend.ts';
+import type { ChainSourceKind } from '../config/chain-endpoint.ts';
 
-export type ChainSourceKind = 'rpc' | 'electrum' | 'esplora';
+export type { ChainSourceKind };
 
 /** What a watcher reports for GET /health and `satgate status`. */
 export interface FollowerHealth {
@@ -80,7 +81,7 @@ export class LightChainSource implements ChainSource {
     readonly backend: LightBackend,
     private readonly fallbackFeeRate: bigint,
   ) {}
-  get kind(): 'electrum' | 'esplora' {
+  get kind(): LightBackend['kind'] {
     return this.backend.kind;
   }
   get url(): string {

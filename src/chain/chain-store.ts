@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import type { ChainId } from './chain-id.ts';
@@ -178,11 +178,21 @@ export class ChainStore {
     return this.addressesOf(trx, txRowIds);
   }
 
-  /** Addresses credited or debited by the given transactions. */
-  private async addressesOf(trx: Trx, txRowIds: bigint[]): Promise<Set<bigint>> {
+  /** How a transaction is held, if at all: its state and, when mined, its block. */
+  async txState(txid: string): Promise<{ state: 'block' | 'mempool' | 'withdrawn'; block_hash: string | null } | undefined> {
+    return this.db.kysely
+      .selectFrom('chain_txs')
+      .select(['state', 'block_hash'])
+      .where('chain', '=', this.chain)
+      .where('txid', '=', txid)
+      .executeTakeFirst();
+  }
+
+  /** Addresses credited or debited by the given transactions (in `q`: a transaction, or the database outside one). */
+  async addressesOf(q: Kysely<Database>, txRowIds: bigint[]): Promise<Set<bigint>> {
     if (txRowIds.length === 0) return new Set();
-    const credits = await trx.selectFrom('chain_outputs').select('address_id').where('tx_id', 'in', txRowIds).execute();
-    const debits = await trx
+    const credits = await q.selectFrom('chain_outputs').select('address_id').where('tx_id', 'in', txRowIds).execute();
+    const debits = await q
       .selectFrom('chain_spends')
       .innerJoin('chain_outputs', 'chain_outputs.id', 'chain_spends.output_id')
       .select('chain_outputs.address_id')

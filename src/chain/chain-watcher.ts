@@ -5,12 +5,11 @@ import type { Clock } from '../core/clock.ts';
 import type { RpcClient } from './rpc-client.ts';
 import type { ChainStore } from './chain-store.ts';
 import type { WatchedSet } from './watched-set.ts';
-import type { ChainChange, ChainChangeCause, ChainChangeListener } from './chain-events.ts';
-import { matchTx, recordMatchedTx, type TxPlace } from './tx-recorder.ts';
+import type { ChainChangeListener } from './chain-events.ts';
+import { matchTx } from './tx-recorder.ts';
 import type { ChainFollower } from './chain-source.ts';
-import type { Transaction } from 'kysely';
-import type { Database } from '../db/schema.ts';
 import { PeriodicTask } from '../core/periodic-task.ts';
+import { ChangeFeed, TipMark } from './change-feed.ts';
 
 /** How the watcher is doing, for GET /health. */
 export interface WatcherHealth {
@@ -44,25 +43,20 @@ export interface WatcherOptions {
   sourceLabel?: 'rpc' | 'devchain';
 }
 
-type Trx = Transaction<Database>;
-
 /**
  * Follows one chain (DESIGN.md section 4): scans new blocks from the stored tip, rolls back to the fork
  * point on a reorg, scans the mempool, withdraws transactions that leave it unmined, and applies each
  * block's effects with the new tip in one database transaction.
  */
 export class ChainWatcher implements ChainFollower {
-  private readonly listeners: ChainChangeListener[] = [];
   private readonly seenMempool = new Set<string>();
   private readonly task: PeriodicTask;
-  private readonly committedListeners: Array<() => void> = [];
+  private readonly feed: ChangeFeed;
+  private readonly tipMark: TipMark;
   private running: Promise<void> | null = null;
   private lastPollAt: number | null = null;
   private polls = 0;
   private lastNodeAnswerAt: number | null = null;
-  private lastTipChangeAt: number | null = null;
-  private tipHeight: number | null = null;
-  private tipHash: string | null = null;
   /** The node's best height as last seen (the lag is how far the processed tip is behind it). */
   private nodeTipHeight: number | null = null;
   private lastError: string | null = null;
@@ -70,6 +64,8 @@ export class ChainWatcher implements ChainFollower {
 
   constructor(private readonly opts: WatcherOptions) {
     this.startedAt = opts.clock();
+    this.feed = new ChangeFeed(opts.store, opts.watched, opts.clock, 'each-change');
+    this.tipMark = new TipMark(opts.clock);
     // pollOnce never throws (errors go to health), so onError has nothing to add.
     this.task = new PeriodicTask(() => this.pollOnce(), { everyMs: opts.pollMs, fromStart: true, onError: () => {} });
   }
@@ -80,12 +76,12 @@ export class ChainWatcher implements ChainFollower {
 
   /** Registers a listener called inside every change's database transaction. */
   onChange(listener: ChainChangeListener): void {
-    this.listeners.push(listener);
+    this.feed.onChange(listener);
   }
 
   /** Registers a listener called after each change's transaction commits (e.g. to wake the outbox). */
   onCommitted(listener: () => void): void {
-    this.committedListeners.push(listener);
+    this.feed.onCommitted(listener);
   }
 
   /** Starts polling every `pollMs`. */
@@ -181,23 +177,23 @@ export class ChainWatcher implements ChainFollower {
     const nodeSilence = this.opts.nodeSilenceMs ?? Math.max(120_000, this.opts.pollMs * 30);
     const tipSilence = this.opts.tipSilenceMs ?? 3 * 3_600_000;
     const nodeStalled = now - (this.lastNodeAnswerAt ?? this.startedAt) > nodeSilence;
-    const tipStalled = this.opts.network !== 'regtest' && now - (this.lastTipChangeAt ?? this.startedAt) > tipSilence;
+    const tipStalled = this.opts.network !== 'regtest' && now - (this.tipMark.changedAt ?? this.startedAt) > tipSilence;
     const stalled = nodeStalled || tipStalled;
     return {
       ok: !stalled,
       network: this.opts.network,
       source: this.opts.sourceLabel ?? 'rpc',
       sourceUrl: this.opts.rpc.url,
-      tipHeight: this.tipHeight,
-      tipHash: this.tipHash,
+      tipHeight: this.tipMark.height,
+      tipHash: this.tipMark.hash,
       serverTipHeight: this.nodeTipHeight,
-      lag: this.tipHeight !== null && this.nodeTipHeight !== null ? Math.max(0, this.nodeTipHeight - this.tipHeight) : null,
+      lag: this.tipMark.height !== null && this.nodeTipHeight !== null ? Math.max(0, this.nodeTipHeight - this.tipMark.height) : null,
       // The node validated every block itself (full validation): satgate takes your own node's word.
       verified: true,
       watchedScripts: this.opts.watched.size,
       lastPollAt: this.lastPollAt,
       polls: this.polls,
-      lastTipChangeAt: this.lastTipChangeAt,
+      lastTipChangeAt: this.tipMark.changedAt,
       stalled,
       error: this.lastError,
     };
@@ -211,15 +207,15 @@ export class ChainWatcher implements ChainFollower {
     if (!tip) {
       // First start: begin at the node's tip; addresses issued from now on are watched from here.
       const header = await rpc.getBlockHeader(best);
-      await this.changeTx((trx) =>
-        store.setTip(trx, { hash: best, height: header.height, prevHash: header.previousblockhash ?? '', time: header.time }, this.opts.clock()),
+      await this.feed.change((trx, now) =>
+        store.setTip(trx, { hash: best, height: header.height, prevHash: header.previousblockhash ?? '', time: header.time }, now),
       );
       this.nodeTipHeight = header.height;
-      this.noteTip(header.height, best);
+      this.tipMark.note(header.height, best);
       return;
     }
-    this.tipHeight = tip.height;
-    this.tipHash = tip.hash;
+    this.tipMark.height = tip.height;
+    this.tipMark.hash = tip.hash;
     if (best === tip.hash) {
       this.nodeTipHeight = tip.height;
       return;
@@ -265,46 +261,18 @@ export class ChainWatcher implements ChainFollower {
     const forkHeight = height;
     const header = await rpc.getBlockHeader(forkHash);
     this.opts.log.warn({ chain: store.chain, from: tip.height, forkHeight }, 'chain reorganisation: rolling back to the fork point');
-    await this.changeTx(async (trx) => {
-      const now = this.opts.clock();
-      const touched = await store.rollbackAbove(trx, forkHeight);
-      await store.setTip(trx, { hash: forkHash!, height: forkHeight, prevHash: header.previousblockhash ?? '', time: header.time }, now);
-      await this.emit(trx, 'reorg', touched, forkHeight, now);
-    });
-    this.noteTip(forkHeight, forkHash);
+    await this.feed.rollback(forkHeight, { hash: forkHash, height: forkHeight, prevHash: header.previousblockhash ?? '', time: header.time });
+    this.tipMark.note(forkHeight, forkHash);
     return { hash: forkHash, height: forkHeight };
   }
 
   private async applyBlock(hash: string, height: number, prevHash: string, time: number, txs: RawTx[]): Promise<void> {
     const { store } = this.opts;
-    const added: Array<[string, bigint]> = [];
-    try {
-      await this.changeTx(async (trx) => {
-        const now = this.opts.clock();
-        const touched = new Set<bigint>();
-        for (const tx of txs) {
-          await this.recordTx(trx, tx, { block: { hash, height, time } }, now, touched, added);
-        }
-        await store.setTip(trx, { hash, height, prevHash, time }, now);
-        await this.emit(trx, touched.size > 0 ? 'block' : 'tip', touched, height, now);
-      });
-    } catch (err) {
-      for (const [key] of added) this.opts.watched.outpoints.delete(key);
-      throw err;
-    }
-    this.noteTip(height, hash);
-  }
-
-  /** Matches one transaction's outputs and inputs; records it when it touches a watched script. */
-  private recordTx(
-    trx: Trx,
-    tx: RawTx,
-    where: TxPlace,
-    now: number,
-    touched: Set<bigint>,
-    added: Array<[string, bigint]>,
-  ): Promise<boolean> {
-    return recordMatchedTx(this.opts.store, this.opts.watched, trx, tx, where, now, touched, added);
+    await this.feed.record(txs, { block: { hash, height, time } }, async (trx, now, touched) => {
+      await store.setTip(trx, { hash, height, prevHash, time }, now);
+      await this.feed.emit(trx, touched.size > 0 ? 'block' : 'tip', touched, height, now);
+    });
+    this.tipMark.note(height, hash);
   }
 
   private async syncMempool(): Promise<void> {
@@ -331,11 +299,7 @@ export class ChainWatcher implements ChainFollower {
     const gone = [...waiting].filter(([txid]) => !mempool.has(txid)).map(([, id]) => id);
     if (gone.length === 0) return;
     if ((await rpc.getBestBlockHash()) !== tipBefore) return;
-    await this.changeTx(async (trx) => {
-      const now = this.opts.clock();
-      const touched = await store.withdraw(trx, gone, 'left the mempool unmined (replaced, evicted or reorganised out)', now);
-      await this.emit(trx, 'withdrawn', touched, this.tipHeight ?? 0, now);
-    });
+    await this.feed.withdraw(gone, () => this.tipMark.height ?? 0);
     this.opts.log.info({ chain: store.chain, count: gone.length }, 'transactions withdrawn: they left the mempool unmined');
   }
 
@@ -348,45 +312,9 @@ export class ChainWatcher implements ChainFollower {
       this.seenMempool.add(tx.txid);
       return;
     }
-    const added: Array<[string, bigint]> = [];
-    try {
-      await this.changeTx(async (trx) => {
-        const now = this.opts.clock();
-        const touched = new Set<bigint>();
-        if (await this.recordTx(trx, tx, { mempool: true }, now, touched, added)) {
-          await this.emit(trx, 'mempool', touched, this.tipHeight ?? 0, now);
-        }
-      });
-    } catch (err) {
-      for (const [key] of added) this.opts.watched.outpoints.delete(key);
-      throw err;
-    }
+    await this.feed.record([tx], { mempool: true }, async (trx, now, touched, matched) => {
+      if (matched) await this.feed.emit(trx, 'mempool', touched, this.tipMark.height ?? 0, now);
+    });
     this.seenMempool.add(tx.txid);
-  }
-
-  private async emit(trx: Trx, cause: ChainChangeCause, addressIds: Set<bigint>, tipHeight: number, now: number): Promise<void> {
-    const change: ChainChange = { chain: this.opts.store.chain, cause, addressIds, tipHeight, now };
-    for (const listener of this.listeners) await listener(trx, change);
-    if (addressIds.size > 0) this.changedInTx = true;
-  }
-
-  /** Set by `emit` when the current transaction changed some address's records. */
-  private changedInTx = false;
-
-  /** Runs one change's transaction, then tells the committed-listeners if it touched any address. */
-  private async changeTx<T>(work: (trx: Trx) => Promise<T>): Promise<T> {
-    this.changedInTx = false;
-    const out = await this.opts.store.transaction(work);
-    if (this.changedInTx) {
-      this.changedInTx = false;
-      for (const listener of this.committedListeners) listener();
-    }
-    return out;
-  }
-
-  private noteTip(height: number, hash: string): void {
-    if (this.tipHeight !== height) this.lastTipChangeAt = this.opts.clock();
-    this.tipHeight = height;
-    this.tipHash = hash;
   }
 }

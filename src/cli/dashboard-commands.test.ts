@@ -5,7 +5,7 @@ import { runCli } from '../../test/support/server-process.ts';
 import { registerRegtestWallet } from '../../test/support/regtest-wallet.ts';
 import { MasterKey } from '../security/master-key.ts';
 import { profileWallets } from '../dashboard/accounts.ts';
-import { recordAudit } from '../dashboard/audit.ts';
+import { recordAudit } from '../security/audit.ts';
 
 const masterKey = MasterKey.fromBytes(new Uint8Array(32).fill(5));
 

@@ -12,9 +12,11 @@ import { dbCommands } from './commands/db-commands.ts';
 import { partnerCommands } from './commands/partner-commands.ts';
 import { opsCommands } from './commands/ops-commands.ts';
 import { greenfieldCommands } from './commands/greenfield-commands.ts';
+import { reportCommands } from './commands/report-commands.ts';
 import { VERSION } from '../core/version.ts';
+import { say, sayText, warn, warnText } from './output.ts';
 
-const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...spendCommands, ...keyOriginCommands, ...partnerCommands, ...greenfieldCommands, ...opsCommands, ...dbCommands, ...devCommands];
+const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...spendCommands, ...keyOriginCommands, ...partnerCommands, ...greenfieldCommands, ...reportCommands, ...opsCommands, ...dbCommands, ...devCommands];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));
@@ -33,30 +35,32 @@ function find(argv: string[]): { command: Command; rest: string[] } | undefined 
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === '--version' || argv[0] === '-v') {
-    console.log(VERSION);
+    say`${VERSION}`;
     return 0;
   }
   // Machine-readable list of every command path, one a line: the package test runs "--help" for each.
   if (argv[0] === '--list-commands') {
-    for (const c of COMMANDS) console.log(c.path.join(' '));
+    for (const c of COMMANDS) say`${c.path.join(' ')}`;
     return 0;
   }
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    console.log(overview());
+    sayText(overview());
     return 0;
   }
   const found = find(argv);
   if (!found) {
     const group = COMMANDS.filter((c) => c.path[0] === argv[0]);
     if (group.length > 0 && (argv.length === 1 || argv.includes('--help'))) {
-      console.log(`Commands under "${argv[0]}":\n${group.map((c) => `  satgate ${c.path.join(' ')}  ${c.summary}`).join('\n')}`);
+      say`Commands under "${argv[0]}":`;
+      for (const c of group) say`  satgate ${c.path.join(' ')}  ${c.summary}`;
       return argv.includes('--help') ? 0 : 2;
     }
-    console.error(`unknown command: ${argv.join(' ')}\n\n${overview()}`);
+    warn`unknown command: ${argv.join(' ')}`;
+    warnText(`\n${overview()}`);
     return 2;
   }
   if (found.rest.includes('--help') || found.rest.includes('-h')) {
-    console.log(`${found.command.summary}\n\nUsage: ${found.command.usage}`);
+    sayText(`${found.command.summary}\n\nUsage: ${found.command.usage}`);
     return 0;
   }
   const code = await found.command.run(found.rest);
@@ -69,9 +73,9 @@ try {
   if (code >= 0) process.exit(code);
 } catch (err) {
   if (err instanceof UsageError || err instanceof ConfigError) {
-    console.error(`satgate: ${err.message}`);
+    warnText(`satgate: ${err.message}`);
     process.exit(2);
   }
-  console.error(`satgate: ${err instanceof Error ? err.message : String(err)}`);
+  warnText(`satgate: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { loadConfig, type Config } from '../config/config.ts';
-import { openDb, dbTargetFromConfig, type Db } from '../db/database.ts';
+import { openDb, dbTargetFromConfig, missingDatabaseFile, type Db } from '../db/database.ts';
 import { prepareSchema } from '../db/schema-version.ts';
 import { MasterKey } from '../security/master-key.ts';
 import { UsageError } from './command.ts';
@@ -9,8 +9,9 @@ import { UsageError } from './command.ts';
 export async function openStore(): Promise<{ config: Config; db: Db }> {
   const config = loadConfig();
   const target = dbTargetFromConfig(config);
-  if (target.engine === 'sqlite' && !existsSync(target.file)) {
-    throw new UsageError(`no database at ${target.file}: start the server once (npm start) or run "satgate migrate"`);
+  const missing = missingDatabaseFile(target);
+  if (missing !== null) {
+    throw new UsageError(`no database at ${missing}: start the server once (npm start) or run "satgate migrate"`);
   }
   const db = openDb(target);
   try {

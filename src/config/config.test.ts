@@ -1,6 +1,10 @@
 import { resolve } from 'node:path';
 import { describe, it, expect } from 'vitest';
 import { loadConfig, parseDuration, ConfigError } from './config.ts';
+import type { ChainEndpoint } from './chain-endpoint.ts';
+
+/** The ZeroMQ publisher beside a chain's node, null for none. */
+const zmqOf = (e: ChainEndpoint | undefined): string | null => (e && 'zmqUrl' in e ? (e.zmqUrl ?? null) : null);
 
 /** Runs loadConfig and returns the ConfigError it throws (failing the test if it does not). */
 function configError(env: NodeJS.ProcessEnv): ConfigError {
@@ -16,8 +20,8 @@ function configError(env: NodeJS.ProcessEnv): ConfigError {
 describe('loadConfig', () => {
   it('takes a ZeroMQ endpoint beside a node RPC URL, and refuses one that is malformed or has no node', () => {
     const c = loadConfig({ SATGATE_TEST_RPC_URL: 'http://u:p@127.0.0.1:18443/', SATGATE_TEST_ZMQ_URL: 'tcp://127.0.0.1:28332' });
-    expect(c.testZmqUrl).toBe('tcp://127.0.0.1:28332');
-    expect(c.liveZmqUrl).toBeNull();
+    expect(zmqOf(c.chains.test)).toBe('tcp://127.0.0.1:28332');
+    expect(zmqOf(c.chains.live)).toBeNull();
     expect(configError({ SATGATE_LIVE_ZMQ_URL: 'tcp://127.0.0.1:28332' }).problems[0]).toMatch(/SATGATE_LIVE_ZMQ_URL needs SATGATE_LIVE_RPC_URL/);
     expect(configError({ SATGATE_TEST_RPC_URL: 'http://127.0.0.1:18443/', SATGATE_TEST_ZMQ_URL: 'http://127.0.0.1:28332' }).problems[0]).toMatch(
       /^SATGATE_TEST_ZMQ_URL: .* is not a ZeroMQ TCP endpoint/,
@@ -179,5 +183,40 @@ describe('SATGATE_AUTO_MIGRATE', () => {
 
   it('refuses anything but 1, 0, true or false', () => {
     expect(() => loadConfig({ SATGATE_AUTO_MIGRATE: 'yes' })).toThrow('SATGATE_AUTO_MIGRATE must be 1 or 0');
+  });
+});
+
+describe('the issuing rule of calls without a login (SATGATE_GAP_LIMIT, SATGATE_ORDER_REUSE_GRACE, SATGATE_ISSUE_LIMIT_*)', () => {
+  it('defaults to a gap limit of 20, a grace period of the monitoring window and an hour, 60 a minute per wallet and 120 per IP', () => {
+    const c = loadConfig({});
+    expect(c.gapLimit).toBe(20);
+    expect(c.orderReuseGraceMs).toBe(25 * 3_600_000);
+    expect(c.issueLimitPerWallet).toBe(60);
+    expect(c.issueLimitPerIp).toBe(120);
+    expect(loadConfig({ SATGATE_MONITOR_WINDOW: '48h' }).orderReuseGraceMs).toBe(49 * 3_600_000);
+  });
+
+  it('takes other values, 0 turning a rate limit off, and names bad ones', () => {
+    const c = loadConfig({ SATGATE_GAP_LIMIT: '100', SATGATE_ORDER_REUSE_GRACE: '2d', SATGATE_ISSUE_LIMIT_PER_WALLET: '0', SATGATE_ISSUE_LIMIT_PER_IP: '10' });
+    expect([c.gapLimit, c.orderReuseGraceMs, c.issueLimitPerWallet, c.issueLimitPerIp]).toEqual([100, 172_800_000, 0, 10]);
+    const err = configError({ SATGATE_GAP_LIMIT: '0', SATGATE_ORDER_REUSE_GRACE: 'soon', SATGATE_ISSUE_LIMIT_PER_IP: '-1' });
+    expect(err.problems.join('\n')).toMatch(/SATGATE_GAP_LIMIT/);
+    expect(err.problems.join('\n')).toMatch(/SATGATE_ORDER_REUSE_GRACE/);
+    expect(err.problems.join('\n')).toMatch(/SATGATE_ISSUE_LIMIT_PER_IP/);
+  });
+});
+
+describe('SATGATE_ALLOW_PRIVATE_WEBHOOKS', () => {
+  it('defaults on in development mode, so a shop on this machine gets its webhooks, and off once a chain source is set', () => {
+    expect(loadConfig({}).allowPrivateWebhooks).toBe(true);
+    expect(loadConfig({ SATGATE_TEST_RPC_URL: 'http://u:p@127.0.0.1:18443/' }).allowPrivateWebhooks).toBe(false);
+    expect(loadConfig({ SATGATE_LIVE_ESPLORA_URL: 'https://mempool.space/api' }).allowPrivateWebhooks).toBe(false);
+  });
+
+  it('follows the setting when it is given, in either mode', () => {
+    expect(loadConfig({ SATGATE_ALLOW_PRIVATE_WEBHOOKS: '0' }).allowPrivateWebhooks).toBe(false);
+    expect(loadConfig({ SATGATE_ALLOW_PRIVATE_WEBHOOKS: 'false' }).allowPrivateWebhooks).toBe(false);
+    expect(loadConfig({ SATGATE_LIVE_ESPLORA_URL: 'https://mempool.space/api', SATGATE_ALLOW_PRIVATE_WEBHOOKS: '1' }).allowPrivateWebhooks).toBe(true);
+    expect(configError({ SATGATE_ALLOW_PRIVATE_WEBHOOKS: 'yes' }).problems).toContain('SATGATE_ALLOW_PRIVATE_WEBHOOKS must be 1 or 0');
   });
 });

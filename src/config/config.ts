@@ -3,6 +3,8 @@ import { isIP } from 'node:net';
 import { PROVIDER_NAMES } from './rate-provider-names.ts';
 import { parseElectrumUrl } from './electrum-url.ts';
 import { parseZmqUrl } from './zmq-url.ts';
+import type { ChainEndpoint, ChainEndpoints } from './chain-endpoint.ts';
+import { devChainInstalled } from './chain-source.ts';
 
 /** Test networks a sandbox node may run on. */
 export type TestNetwork = 'testnet4' | 'signet' | 'regtest';
@@ -15,28 +17,15 @@ export interface Config {
   databaseUrl: string | null;
   publicUrl: string;
   masterKeyFile: string;
-  liveRpcUrl: string | null;
-  testRpcUrl: string | null;
-  /** Bitcoin Core's ZMQ publisher (`tcp://host:port`, publishing `rawtx` and `hashblock`) beside the RPC URL. */
-  liveZmqUrl: string | null;
-  testZmqUrl: string | null;
+  /**
+   * Where each network is read from, exactly one source each: a node's RPC (SATGATE_*_RPC_URL, with Bitcoin Core's
+   * ZMQ publisher SATGATE_*_ZMQ_URL), an Electrum server (SATGATE_*_ELECTRUM_URL: `tcp://`, `ssl://`,
+   * `?fingerprint=`; through SATGATE_PROXY) or an Esplora API (SATGATE_*_ESPLORA_URL, with mempool.space's websocket
+   * SATGATE_*_ESPLORA_WS_URL tracking up to SATGATE_ESPLORA_WS_MAX_ADDRESSES hot addresses). Light sources ask at
+   * most SATGATE_LIGHT_MAX_RPS requests a second (bursts of 4x); an Esplora tip is reused SATGATE_ESPLORA_TIP_CACHE_MS.
+   */
+  chains: ChainEndpoints;
   testNetwork: TestNetwork;
-  /** Light mode: an Electrum server (`tcp://`, `ssl://`, `?fingerprint=`) or an Esplora API root per network. */
-  liveElectrumUrl: string | null;
-  liveEsploraUrl: string | null;
-  testElectrumUrl: string | null;
-  testEsploraUrl: string | null;
-  /** mempool.space's websocket beside that Esplora API (`wss://mempool.space/api/v1/ws`): pushes for hot addresses. */
-  liveEsploraWsUrl: string | null;
-  testEsploraWsUrl: string | null;
-  /** Addresses tracked on that websocket at most (the server's limit; beyond it, polling). */
-  esploraWsMaxAddresses: number;
-  /** SOCKS5 proxy for Electrum connections (Tor), `socks5://host:port`. */
-  proxy: string | null;
-  /** How long an Esplora tip answer is reused (default 10 s, Esplora's own cache). */
-  esploraTipCacheMs: number;
-  /** Sustained requests per second to a light server (token bucket; bursts of 4x). */
-  lightMaxRps: number;
   /** True when no chain source is configured and the service runs its own regtest node. */
   devChain: boolean;
   pollMs: number;
@@ -48,8 +37,20 @@ export interface Config {
   rateBaseUrls: Record<string, string>;
   ratesFile: string | null;
   monitorWindowMs: number;
+  /**
+   * The rule of every address-issuing call without a login (set_addr, payment_form): SATGATE_GAP_LIMIT, how many
+   * unused addresses past the last used one a wallet scans (20, as wallets do by default; raise it together with the
+   * wallet's own); SATGATE_ORDER_REUSE_GRACE, how long an expired order's address is kept back before it is handed
+   * out again (default the monitoring window and an hour); SATGATE_ISSUE_LIMIT_PER_WALLET and _PER_IP, addresses
+   * handed out a minute (default 60 and 120; 0 turns one off).
+   */
+  gapLimit: number;
+  orderReuseGraceMs: number;
+  issueLimitPerWallet: number;
+  issueLimitPerIp: number;
   smtpUrl: string | null;
   mailFrom: string;
+  /** SATGATE_ALLOW_PRIVATE_WEBHOOKS: webhooks to loopback and private addresses; default on in development mode only. */
   allowPrivateWebhooks: boolean;
   /**
    * Reverse proxies whose X-Forwarded-For is believed (SATGATE_TRUST_PROXY): addresses, CIDR ranges or the names
@@ -271,6 +272,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return str(name) === null ? dflt : url(name, ['http:', 'https:']);
   };
 
+  const monitorWindowMs = duration('SATGATE_MONITOR_WINDOW', 24 * 3_600_000);
+  // Read after the settings above so that bad values are listed in the order they always were.
+  const esploraWsMaxAddresses = int('SATGATE_ESPLORA_WS_MAX_ADDRESSES', 100, 1, 100_000);
+  const esploraTipCacheMs = int('SATGATE_ESPLORA_TIP_CACHE_MS', 10_000, 0, 600_000);
+  const lightMaxRps = int('SATGATE_LIGHT_MAX_RPS', 5, 1, 10_000);
+  const light = { proxy, tipCacheMs: esploraTipCacheMs, budget: { ratePerSecond: lightMaxRps, burst: lightMaxRps * 4 } };
+  // At most one of the URLs is set (checked above): one entry per source kind.
+  const endpoint = (rpcUrl: string | null, zmqUrl: string | null, electrumUrl: string | null, esploraUrl: string | null, esploraWsUrl: string | null): ChainEndpoint | null => {
+    if (rpcUrl) return { rpcUrl, zmqUrl };
+    if (electrumUrl) return { electrumUrl, ...light };
+    if (esploraUrl) return { esploraUrl, ...light, ...(esploraWsUrl ? { esploraWsUrl, wsMaxAddresses: esploraWsMaxAddresses } : {}) };
+    return null;
+  };
+  const live = endpoint(liveRpcUrl, liveZmqUrl, liveElectrumUrl, liveEsploraUrl, liveEsploraWsUrl);
+  const test = endpoint(testRpcUrl, testZmqUrl, testElectrumUrl, testEsploraUrl, testEsploraWsUrl);
+
   const config: Config = {
     port,
     host,
@@ -278,21 +295,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     publicUrl,
     masterKeyFile,
-    liveRpcUrl,
-    testRpcUrl,
-    liveZmqUrl,
-    testZmqUrl,
+    chains: { ...(live ? { live } : {}), ...(test ? { test: { ...test, network: testNetwork } } : {}) },
     testNetwork,
-    liveElectrumUrl,
-    liveEsploraUrl,
-    testElectrumUrl,
-    testEsploraUrl,
-    liveEsploraWsUrl,
-    testEsploraWsUrl,
-    esploraWsMaxAddresses: int('SATGATE_ESPLORA_WS_MAX_ADDRESSES', 100, 1, 100_000),
-    proxy,
-    esploraTipCacheMs: int('SATGATE_ESPLORA_TIP_CACHE_MS', 10_000, 0, 600_000),
-    lightMaxRps: int('SATGATE_LIGHT_MAX_RPS', 5, 1, 10_000),
     devChain,
     pollMs: int('SATGATE_POLL_MS', 1000, 50, 600_000),
     nodePush: nodePush === null || nodePush === '1' || nodePush === 'true',
@@ -300,10 +304,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateProviders,
     rateBaseUrls,
     ratesFile: str('SATGATE_RATES_FILE') ? resolve(str('SATGATE_RATES_FILE')!) : null,
-    monitorWindowMs: duration('SATGATE_MONITOR_WINDOW', 24 * 3_600_000),
+    monitorWindowMs,
+    gapLimit: int('SATGATE_GAP_LIMIT', 20, 1, 10_000_000),
+    orderReuseGraceMs: duration('SATGATE_ORDER_REUSE_GRACE', monitorWindowMs + 3_600_000),
+    issueLimitPerWallet: int('SATGATE_ISSUE_LIMIT_PER_WALLET', 60, 0, 100_000),
+    issueLimitPerIp: int('SATGATE_ISSUE_LIMIT_PER_IP', 120, 0, 100_000),
     smtpUrl: url('SATGATE_SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: str('SATGATE_MAIL_FROM') ?? `satgate <satgate@${new URL(publicUrl).hostname.replace(/^\[|\]$/g, '') || 'localhost'}>`,
-    allowPrivateWebhooks: allowPrivate === '1' || allowPrivate === 'true',
+    // Development mode (the built-in chain runs) sends to the shop on this machine by default; anywhere else an
+    // internal target is refused unless the operator says otherwise.
+    allowPrivateWebhooks: allowPrivate === null ? devChain && devChainInstalled() : allowPrivate === '1' || allowPrivate === 'true',
     trustProxy,
     fallbackFeeRate,
     refundFeeCapSats,

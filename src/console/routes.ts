@@ -3,8 +3,7 @@
 // instead of the Authorization header, and for every POST a same-origin check plus the session's CSRF token.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
-import { WalletApiError } from '../core/errors.ts';
-import { RateLimitedError } from '../security/rate-limiter.ts';
+import { DomainError, RateLimitedError } from '../core/domain-errors.ts';
 import type { Config } from '../config/config.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import type { Dashboard } from '../dashboard/dashboard.ts';
@@ -12,23 +11,29 @@ import type { DashboardSession } from '../dashboard/sessions.ts';
 import { DEFAULT_SESSION_SECONDS } from '../dashboard/sessions.ts';
 import type { Merchant } from '../dashboard/merchant.ts';
 import type { Refunds } from '../refunds/refunds.ts';
+import type { CurrencyCatalog } from '../rates/currency-catalog.ts';
 import { CONSOLE_HEADERS } from './console-headers.ts';
+import { consoleFace, messageOf, refusalStatus } from './error-page.ts';
 import { CONSOLE_ASSET_PREFIX, loadConsoleAssets } from './console-assets.ts';
 import { clearedCookieHeader, CSRF_FIELD, CsrfTokens, overHttps, sameOrigin, sessionCookie, sessionCookieHeader } from './console-security.ts';
-import { consolePage, type Shell } from './views/layout.ts';
+import { consolePage, when, type Shell } from './views/layout.ts';
 import { renderCodeStep, renderEmailStep } from './views/login.ts';
+import { addedMessage, echoable, signInMessage, walletFormMessage } from './console-copy.ts';
 import { renderWallet, renderWallets } from './views/wallets.ts';
 import { orderPath, renderOrderDetail, renderOrders, type ListFilters } from './views/orders.ts';
 import { renderRefunds } from './views/refunds.ts';
 import { renderProfile } from './views/profile.ts';
+import { reportPages } from './report-pages.ts';
 
 /** What the console needs from the app context. */
 export interface ConsoleContext {
   config: Pick<Config, 'publicUrl' | 'explorerUrls'>;
   masterKey: MasterKey;
-  dashboard: Pick<Dashboard, 'sessions' | 'sendOtp' | 'checkOtp' | 'getProfile' | 'updateProfile' | 'logout'>;
+  dashboard: Pick<Dashboard, 'sessions' | 'sendOtp' | 'openCodeUntil' | 'checkOtp' | 'getProfile' | 'updateProfile' | 'logout'>;
   merchant: Merchant;
   refunds: Pick<Refunds, 'request' | 'list' | 'psbt' | 'submitSigned'>;
+  /** The local currencies a wallet may have: offered in the forms and named when one is refused. */
+  currencies: Pick<CurrencyCatalog, 'list'>;
 }
 
 /** Sessions asked for with "keep me signed in". */
@@ -48,12 +53,11 @@ function field(body: unknown, name: string): string | undefined {
   if (body === null || typeof body !== 'object') return undefined;
   const v = (body as Form)[name];
   if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new WalletApiError('201', `Wrong or missing argument: ${name} must be given once`);
+  if (typeof v !== 'string') throw new DomainError('invalid', `Wrong or missing argument: ${name} must be given once`);
   return v;
 }
 
 const OK_MESSAGES: Record<string, string> = {
-  wallet_added: 'Wallet added.',
   wallet_saved: 'Wallet settings saved.',
   profile_saved: 'Profile saved.',
   redelivered: 'The notification is queued again and leaves within seconds.',
@@ -70,23 +74,28 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
 
   const secure = (reply: FastifyReply) => reply.headers(CONSOLE_HEADERS).header('cache-control', 'no-store');
   const html = (reply: FastifyReply, status: number, page: string) => secure(reply).status(status).type('text/html; charset=utf-8').send(page);
-  const base = (request: FastifyRequest, okKey?: unknown): Omit<Shell, 'title' | 'section'> => {
+  const base = (request: FastifyRequest, okKey?: unknown, saved?: unknown): Omit<Shell, 'title' | 'section'> => {
     const s = request.consoleSession!;
-    const text = typeof okKey === 'string' ? OK_MESSAGES[okKey] : undefined;
+    const text = typeof okKey === 'string' ? (OK_MESSAGES[okKey] ?? addedMessage(okKey, typeof saved === 'string' ? saved.split(' ') : [])) : undefined;
     return { assets: assets.urls, user: { email: s.email, csrf: csrf.forSession(s.token) }, flash: text ? { kind: 'ok', text } : null };
   };
-  const withError = (b: Omit<Shell, 'title' | 'section'>, err: unknown) => ({ ...b, flash: { kind: 'error' as const, text: messageOf(err) } });
-  const messageOf = (err: unknown) => (err instanceof WalletApiError ? err.message : 'Something went wrong; try again.');
+  const withError = (b: Omit<Shell, 'title' | 'section'>, err: unknown, text = messageOf(err)) => ({ ...b, flash: { kind: 'error' as const, text } });
+  const currencies = () => ctx.currencies.list();
+  /** A refusal caught by a route: its status (the page then shows its message); anything else is thrown on. */
+  const refused = (err: unknown): number => {
+    const status = refusalStatus(err);
+    if (status === null) throw err;
+    return status;
+  };
 
-  // Pages answer errors as pages, never as the API's JSON envelope.
-  app.setErrorHandler(async (err: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
-    const status = err instanceof WalletApiError ? (err.code === '999' ? 404 : err.httpStatus) : err.validation || (err.statusCode ?? 500) < 500 ? (err.statusCode ?? 400) : 500;
-    if (status >= 500) request.log.error({ err }, 'console request failed');
-    const title = status === 404 ? 'Not found' : status === 403 ? 'Refused' : 'Something went wrong';
-    const text = status === 404 ? 'There is nothing here, or it belongs to another account.' : status >= 500 ? 'The console could not do this; try again.' : messageOf(err);
-    const user = request.consoleSession ? { email: request.consoleSession.email, csrf: csrf.forSession(request.consoleSession.token) } : null;
-    return html(reply, status, consolePage({ title, assets: assets.urls, user, section: 'none', flash: { kind: 'error', text } }, '<p><a href="/console/">Back to the console</a></p>'));
-  });
+  // Pages answer errors as pages, never as the API's JSON envelope (console/error-page.ts).
+  app.errorFaces.use(
+    'console',
+    consoleFace(app.errorFaces.wallet, (request, reply, status, title, text) => {
+      const user = request.consoleSession ? { email: request.consoleSession.email, csrf: csrf.forSession(request.consoleSession.token) } : null;
+      return html(reply, status, consolePage({ title, assets: assets.urls, user, section: 'none', flash: { kind: 'error', text } }, '<p><a href="/console/">Back to the console</a></p>'));
+    }),
+  );
 
   app.get<{ Params: { file: string } }>(`${CONSOLE_ASSET_PREFIX}:file`, { schema: { hide: true } }, async (request, reply) => {
     const asset = assets.files.get(request.params.file);
@@ -121,8 +130,16 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
     try {
       await ctx.dashboard.sendOtp({ email }, request.ip);
     } catch (err) {
-      if (err instanceof RateLimitedError) reply.header('retry-after', String(err.retryAfterSeconds));
-      return html(reply, err instanceof WalletApiError ? err.httpStatus : 500, renderEmailStep(assets.urls, { email, flash: { kind: 'error', text: messageOf(err) } }));
+      if (err instanceof RateLimitedError) {
+        reply.header('retry-after', String(err.retryAfterSeconds));
+        // No new code yet, but the last one may still work: offer its form rather than a dead end.
+        const until = await ctx.dashboard.openCodeUntil(email).catch(() => null);
+        if (until !== null) {
+          const text = `No new code was sent: we send at most one code a minute to an address. The last code we sent you is still valid until ${when(until)}: type it below. You can ask for a new code in ${err.retryAfterSeconds} s.`;
+          return html(reply, 429, renderCodeStep(assets.urls, email, { kind: 'ok', text }, until));
+        }
+      }
+      return html(reply, refusalStatus(err) ?? 500, renderEmailStep(assets.urls, { email, flash: { kind: 'error', text: messageOf(err) } }));
     }
     return html(reply, 200, renderCodeStep(assets.urls, email));
   });
@@ -135,12 +152,12 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
       ({ token } = await ctx.dashboard.checkOtp({ email, otp, expiration: seconds }, request.ip));
     } catch (err) {
       if (err instanceof RateLimitedError) reply.header('retry-after', String(err.retryAfterSeconds));
-      const code = err instanceof WalletApiError ? err.code : null;
+      const kind = refusalStatus(err) !== null ? (err as DomainError).kind : null;
       // A used-up code needs a new one: back to the e-mail step; a wrong one may be typed again.
-      if (code === '306' || code === '305' || code === '301') {
-        return html(reply, 401, renderEmailStep(assets.urls, { email, flash: { kind: 'error', text: `${messageOf(err)}. Ask for a new code.` } }));
+      if (kind === 'code-spent' || kind === 'code-not-asked' || kind === 'profile-not-found') {
+        return html(reply, 401, renderEmailStep(assets.urls, { email, flash: { kind: 'error', text: signInMessage(err) } }));
       }
-      return html(reply, err instanceof WalletApiError ? err.httpStatus : 500, renderCodeStep(assets.urls, email, { kind: 'error', text: messageOf(err) }));
+      return html(reply, refusalStatus(err) ?? 500, renderCodeStep(assets.urls, email, { kind: 'error', text: signInMessage(err) }));
     }
     return secure(reply).header('set-cookie', sessionCookieHeader(token, seconds, cookieSecure(request))).redirect('/console/wallets', 303);
   });
@@ -169,8 +186,8 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
     });
 
     // Wallets
-    scope.get<{ Querystring: { ok?: string } }>('/console/wallets', { schema: { summary: 'Console: wallets with balances (HTML)', tags: ['pages'] } }, async (request, reply) =>
-      html(reply, 200, renderWallets(base(request, request.query.ok), await ctx.merchant.wallets(session(request)))),
+    scope.get<{ Querystring: { ok?: string; saved?: string } }>('/console/wallets', { schema: { summary: 'Console: wallets with balances (HTML)', tags: ['pages'] } }, async (request, reply) =>
+      html(reply, 200, renderWallets(base(request, request.query.ok, request.query.saved), await ctx.merchant.wallets(session(request)), {}, currencies())),
     );
     scope.post('/console/wallets', { schema: { hide: true } }, async (request, reply) => {
       const input = {
@@ -179,18 +196,22 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
         local_currency: field(request.body, 'local_currency') ?? '',
         account_name: field(request.body, 'account_name') ?? '',
       };
+      let added;
       try {
-        await ctx.merchant.addWallet(session(request), input, request.ip);
+        added = await ctx.merchant.addWallet(session(request), input, request.ip);
       } catch (err) {
-        if (!(err instanceof WalletApiError)) throw err;
-        return html(reply, err.httpStatus, renderWallets(withError(base(request), err), await ctx.merchant.wallets(session(request)), input.pub === 'new_wallet' ? {} : input));
+        const status = refused(err);
+        const flash = withError(base(request), err, walletFormMessage(err, { pub: input.pub, account_name: input.account_name, local_currency: input.local_currency }, currencies()));
+        return html(reply, status, renderWallets(flash, await ctx.merchant.wallets(session(request)), echoable(input, err), currencies()));
       }
-      return secure(reply).redirect('/console/wallets?ok=wallet_added', 303);
+      const q = new URLSearchParams({ ok: `wallet_${added.outcome}` });
+      if (added.saved.length > 0) q.set('saved', added.saved.join(' '));
+      return secure(reply).redirect(`/console/wallets?${q.toString()}`, 303);
     });
     scope.get<{ Params: { api_id: string }; Querystring: { ok?: string } }>('/console/wallets/:api_id', { schema: { hide: true } }, async (request, reply) => {
       const s = session(request);
       const wallet = await ctx.merchant.wallet(s, request.params.api_id);
-      return html(reply, 200, renderWallet(base(request, request.query.ok), wallet, await ctx.merchant.receivedPerDay(s, wallet.api_id, 30)));
+      return html(reply, 200, renderWallet(base(request, request.query.ok), wallet, await ctx.merchant.receivedPerDay(s, wallet.api_id, 30), currencies()));
     });
     scope.post<{ Params: { api_id: string } }>('/console/wallets/:api_id', { schema: { hide: true } }, async (request, reply) => {
       const s = session(request);
@@ -203,9 +224,11 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
       try {
         await ctx.merchant.updateWallet(s, request.params.api_id, settings, request.ip);
       } catch (err) {
-        if (!(err instanceof WalletApiError) || err.code === '999') throw err;
+        if (err instanceof DomainError && err.kind === 'not-found') throw err;
+        const status = refused(err);
         const wallet = await ctx.merchant.wallet(s, request.params.api_id);
-        return html(reply, err.httpStatus, renderWallet(withError(base(request), err), wallet, await ctx.merchant.receivedPerDay(s, wallet.api_id, 30)));
+        const flash = withError(base(request), err, walletFormMessage(err, settings, currencies()));
+        return html(reply, status, renderWallet(flash, wallet, await ctx.merchant.receivedPerDay(s, wallet.api_id, 30), currencies()));
       }
       return secure(reply).redirect(`/console/wallets/${encodeURIComponent(request.params.api_id)}?ok=wallet_saved`, 303);
     });
@@ -214,7 +237,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
     const filtersOf = (q: Record<string, unknown>): ListFilters & { page?: number } => {
       const pick = (name: string) => (typeof q[name] === 'string' && q[name] !== '' ? (q[name] as string) : undefined);
       const page = pick('page');
-      if (page !== undefined && !/^[1-9][0-9]{0,6}$/.test(page)) throw new WalletApiError('201', 'Wrong or missing argument: page must be a whole number from 1');
+      if (page !== undefined && !/^[1-9][0-9]{0,6}$/.test(page)) throw new DomainError('invalid', 'Wrong or missing argument: page must be a whole number from 1');
       return {
         ...(pick('status') ? { status: pick('status')! } : {}),
         ...(pick('from') ? { from: pick('from')! } : {}),
@@ -227,7 +250,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
       try {
         return html(reply, 200, renderOrders(base(request), await ctx.merchant.orders(session(request), filters), filters));
       } catch (err) {
-        if (!(err instanceof WalletApiError)) throw err;
+        refused(err);
         return html(reply, 400, renderOrders(withError(base(request), err), await ctx.merchant.orders(session(request), {}), {}));
       }
     });
@@ -258,18 +281,17 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
       // The order must be the merchant's (404 otherwise); the refund service checks the transaction is a credit to their wallet.
       const order = await ctx.merchant.order(s, request.params.kind, request.params.id);
       const txId = field(request.body, 'tx_id');
-      if (!order.transactions.some((t) => t.txid === txId)) throw new WalletApiError('999');
+      if (!order.transactions.some((t) => t.txid === txId)) throw new DomainError('not-found', 'No such transaction in this order');
       try {
         // Each rendered form carries its own idempotency key: reloading the answer page (which re-posts) or a double
         // click answers the same refund instead of requesting a second one.
         const key = field(request.body, 'idempotency_key');
-        if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) throw new WalletApiError('201', 'Wrong or missing argument: idempotency_key');
+        if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) throw new DomainError('invalid', 'Wrong or missing argument: idempotency_key');
         const form = await ctx.refunds.request(s.profileId, { tx_id: txId, refund_amount: field(request.body, 'refund_amount') }, key);
         const flash = { kind: 'ok' as const, text: `Refund requested. The payer enters their address at ${form.refund_form_url} (mailed to them when their e-mail is known).` };
         return html(reply, 200, await detail(request, { ...base(request), flash }));
       } catch (err) {
-        if (!(err instanceof WalletApiError)) throw err;
-        return html(reply, err.httpStatus, await detail(request, withError(base(request), err)));
+        return html(reply, refused(err), await detail(request, withError(base(request), err)));
       }
     });
 
@@ -289,11 +311,12 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
       try {
         await ctx.refunds.submitSigned(s.profileId, field(request.body, 'api_id'), (field(request.body, 'signed') ?? '').trim());
       } catch (err) {
-        if (!(err instanceof WalletApiError)) throw err;
-        return html(reply, err.httpStatus, renderRefunds(withError(base(request), err), await ctx.refunds.list(s.profileId), await ctx.merchant.wallets(s)));
+        return html(reply, refused(err), renderRefunds(withError(base(request), err), await ctx.refunds.list(s.profileId), await ctx.merchant.wallets(s)));
       }
       return secure(reply).redirect('/console/refunds?ok=broadcast', 303);
     });
+
+    reportPages(scope, { merchant: ctx.merchant, session, base: (request) => base(request), html, secure });
 
     // Profile
     const profilePage = async (request: FastifyRequest, b: Omit<Shell, 'title' | 'section'>) => {
@@ -312,8 +335,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
       try {
         await ctx.dashboard.updateProfile(session(request), fields, request.ip);
       } catch (err) {
-        if (!(err instanceof WalletApiError)) throw err;
-        return html(reply, err.httpStatus, await profilePage(request, withError(base(request), err)));
+        return html(reply, refused(err), await profilePage(request, withError(base(request), err)));
       }
       return secure(reply).redirect('/console/profile?ok=profile_saved', 303);
     });

@@ -3,7 +3,8 @@ import { describe, it, expect } from 'vitest';
 import { WALLET_API_CODES, WalletApiError } from './errors.ts';
 
 const INTERFACE_MD = new URL('../../../shared/INTERFACE.md', import.meta.url);
-const README_MD = new URL('../../README.md', import.meta.url);
+// The code table lives on the wallet API's page, which the README links.
+const README_MD = new URL('../../docs/wallet-api.md', import.meta.url);
 
 /** INTERFACE.md section 7 as of this writing, used when the spec is not checked out beside the repo. */
 const FALLBACK_CODES = [

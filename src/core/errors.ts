@@ -1,8 +1,12 @@
 import { PROBLEMS, type ProblemName } from './problems.ts';
+import type { FieldProblem } from './domain-errors.ts';
+
+export { ServiceUnavailableError, type FieldProblem } from './domain-errors.ts';
 
 /**
  * Every wallet API result code of INTERFACE.md section 7 with its HTTP status (DESIGN.md section 7).
- * This is the one place codes are defined; routes and domain code throw WalletApiError with a code.
+ * This is the one place codes are defined; domain code throws a DomainError (core/domain-errors.ts), which the
+ * wallet API face (http/wallet-face.ts) answers with one of these codes.
  */
 export const WALLET_API_CODES = {
   '0': { http: 200, message: 'OK' },
@@ -28,7 +32,10 @@ export const WALLET_API_CODES = {
 /** A wallet API result code. */
 export type WalletApiCode = keyof typeof WALLET_API_CODES;
 
-/** A failure the wallet API reports with an interface code; `detail` replaces the generic message. */
+/**
+ * A wallet API answer as a value: a code with its HTTP status and message (`detail` replaces the generic one).
+ * Domain code throws a DomainError instead; nothing in src/ constructs this (the catalogue's tests do).
+ */
 export class WalletApiError extends Error {
   readonly httpStatus: number;
   constructor(
@@ -41,13 +48,10 @@ export class WalletApiError extends Error {
   }
 }
 
-/** One bad field of a payment API request (RFC 9457 `errors` entry). */
-export interface FieldProblem {
-  field: string;
-  message: string;
-}
-
-/** A payment API v1 failure, answered as RFC 9457 problem details; status and title come from {@link PROBLEMS}. */
+/**
+ * A payment API v1 answer as a value, RFC 9457 problem details with status and title from {@link PROBLEMS}.
+ * Domain code throws a DomainError instead; nothing in src/ constructs this (the catalogue's tests do).
+ */
 export class ProblemError extends Error {
   readonly status: number;
   readonly title: string;
@@ -74,13 +78,5 @@ export class ReasonError<Reason extends string> extends Error {
   ) {
     super(message);
     this.name = new.target.name;
-  }
-}
-
-/** Raised by operations that need a service the operator has not configured or that is down. */
-export class ServiceUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ServiceUnavailableError';
   }
 }

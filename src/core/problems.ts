@@ -1,5 +1,5 @@
 // Every payment API problem (RFC 9457) in one place: its name, HTTP status and title. The `type` of an answer is
-// `{public URL}/problems/<name>`, documented in README.md ("Problem types"); problems.test.ts checks each is there.
+// `{public URL}/problems/<name>`, documented in docs/payment-api.md ("Problem types"); problems.test.ts checks each is there.
 // Every answer names its problem, so a client can branch on the type without parsing titles (issue 8: no about:blank).
 
 /** The payment API problems, by name. */

@@ -1,8 +1,8 @@
 import type { Kysely, Transaction, Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database, WalletsTable } from '../db/schema.ts';
-import { WalletApiError } from '../core/errors.ts';
-import { recordAudit } from './audit.ts';
+import { DomainError } from '../core/domain-errors.ts';
+import { recordAudit } from '../security/audit.ts';
 import { ensureProfile, loginEmail } from './profiles.ts';
 
 type WalletRow = Selectable<WalletsTable>;
@@ -115,7 +115,7 @@ export async function associateByOperator(db: Db, apiId: string, emailText: stri
   const email = loginEmail(emailText);
   return db.kysely.transaction().execute(async (trx) => {
     const wallet = await trx.selectFrom('wallets').select(['id', 'api_id']).where('api_id', '=', apiId).executeTakeFirst();
-    if (!wallet) throw new WalletApiError('201', `no wallet with api_id ${apiId}`);
+    if (!wallet) throw new DomainError('invalid', `no wallet with api_id ${apiId}`);
     const { profile, created: profileCreated } = await ensureProfile(trx, email, now);
     const created = await associate(trx, profile.id, wallet.id, 'operator', now);
     if (created) await recordAudit(trx, { action: 'wallet_associated', profileId: profile.id, email, ip: null, detail: { api_id: apiId, via: 'operator' } }, now);

@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../core/clock.ts';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import { RateLimiter } from '../security/rate-limiter.ts';
 import { Sessions, type DashboardSession } from './sessions.ts';
 import { Login, type CheckOtpInput, type SendOtpInput } from './login.ts';
 import { accountOf, associateByEmail, associateByOperator, profileWalletByApiId, profileWallets, type Account } from './accounts.ts';
 import { applyProfileChanges, findProfile, profileChanges, profileView, type ProfileField } from './profiles.ts';
-import { listAudit, recordAudit, type AuditRecord } from './audit.ts';
+import { listAudit, recordAudit, type AuditRecord } from '../security/audit.ts';
 
 /** What the dashboard needs from the rest of the service. */
 export interface DashboardDeps {
@@ -28,6 +28,8 @@ export interface Dashboard {
   sessions: Sessions;
   /** Operation 18. */
   sendOtp(input: SendOtpInput, ip: string | null): Promise<void>;
+  /** Until when the e-mail's last sign-in code is still usable (epoch ms), or null (see Login.openCodeUntil). */
+  openCodeUntil(email: string): Promise<number | null>;
   /** Operation 19: the session token and when it expires (epoch ms). */
   checkOtp(input: CheckOtpInput, ip: string | null): Promise<{ token: string; expiresAt: number }>;
   /** Operation 20. */
@@ -59,9 +61,10 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     sessions,
     sendOtp: (input, ip) => login.sendOtp(input, ip),
     checkOtp: (input, ip) => login.checkOtp(input, ip),
+    openCodeUntil: (email) => login.openCodeUntil(email),
     async getProfile(session) {
       const profile = await findProfile(db, session.profileId);
-      if (!profile) throw new WalletApiError('301');
+      if (!profile) throw new DomainError('profile-not-found', 'Profile not found');
       return profileView(profile);
     },
     async updateProfile(session, fields, ip) {
@@ -82,7 +85,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     async transactions(session, apiId) {
       const wallet = await profileWalletByApiId(db, session.profileId, apiId);
       // Someone else's wallet and an unknown API ID answer alike: a session learns nothing about other wallets.
-      if (!wallet) throw new WalletApiError('303', 'Token invalid for this API ID');
+      if (!wallet) throw new DomainError('token-invalid', 'Token invalid for this API ID');
       return deps.walletTransactions(wallet.pub);
     },
     publicTransactions: (pub) => deps.walletTransactions(pub),

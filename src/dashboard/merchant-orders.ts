@@ -4,7 +4,7 @@
 // check is profileWallets: an order of a wallet the profile does not see reads exactly like no order at all.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { PAYMENT_STATUSES } from '../core/payment-statuses.ts';
 import { btcFromSats } from '../money/money.ts';
 import { listDeliveries, type Delivery } from '../notify/deliveries.ts';
@@ -87,13 +87,31 @@ export interface OrderDetail extends OrderSummary {
   transitions: OrderTransition[];
   transactions: OrderTransaction[];
   deliveries: Delivery[];
+  /** What is known of the payer (null for set_addr orders): until now only the webhook carried it. */
+  payer: OrderPayer | null;
+}
+
+/** One labelled value about the payer: the form's e-mail and fields, or a payment request's payer fields. */
+export interface PayerFact {
+  /** The field's name in the form or request (`user_email`, a user field's name, `payer_name` …). */
+  name: string;
+  /** What the payer saw as the field's label, or the request field's plain name. */
+  label: string;
+  value: string;
+}
+
+/** The payer's details of an order. */
+export interface OrderPayer {
+  /** For payment forms: when the payer submitted the fields (null: not yet; values shown are what the shop prefilled). */
+  submitted_at: number | null;
+  facts: PayerFact[];
 }
 
 function utcDay(text: string, field: string): number {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   const ms = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN;
   if (!m || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text) {
-    throw new WalletApiError('201', `Wrong or missing argument: ${field} must be a date YYYY-MM-DD`);
+    throw new DomainError('invalid', `Wrong or missing argument: ${field} must be a date YYYY-MM-DD`);
   }
   return ms;
 }
@@ -146,10 +164,10 @@ function summary(r: OrderRow): OrderSummary {
 export async function listOrders(db: Db, profileId: bigint, query: OrderListQuery): Promise<OrderPage> {
   const pageSize = query.pageSize ?? 25;
   const page = query.page ?? 1;
-  if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new WalletApiError('201', `Wrong or missing argument: page_size must be 1 to ${MAX_PAGE_SIZE}`);
-  if (!Number.isSafeInteger(page) || page < 1 || page > 1_000_000) throw new WalletApiError('201', 'Wrong or missing argument: page must be a whole number from 1');
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new DomainError('invalid', `Wrong or missing argument: page_size must be 1 to ${MAX_PAGE_SIZE}`);
+  if (!Number.isSafeInteger(page) || page < 1 || page > 1_000_000) throw new DomainError('invalid', 'Wrong or missing argument: page must be a whole number from 1');
   if (query.status !== undefined && !ORDER_LIST_STATUSES.includes(query.status)) {
-    throw new WalletApiError('201', `Wrong or missing argument: status must be one of ${ORDER_LIST_STATUSES.join(', ')}`);
+    throw new DomainError('invalid', `Wrong or missing argument: status must be one of ${ORDER_LIST_STATUSES.join(', ')}`);
   }
   const from = query.from === undefined ? null : utcDay(query.from, 'from');
   const to = query.to === undefined ? null : utcDay(query.to, 'to') + 86_400_000;
@@ -173,8 +191,8 @@ export async function listOrders(db: Db, profileId: bigint, query: OrderListQuer
   return { orders: rows.rows.map(summary), page, page_size: pageSize, total: Number(counted.rows[0]?.n ?? 0) };
 }
 
-function notFound(): WalletApiError {
-  return new WalletApiError('999', 'No such order among your wallets');
+function notFound(): DomainError {
+  return new DomainError('not-found', 'No such order among your wallets');
 }
 
 /** The detail of one of the profile's orders; 999 (404) for an unknown one or another profile's. */
@@ -238,6 +256,7 @@ export async function orderDetail(db: Db, profileId: bigint, kind: string, idTex
     const received = p.confirmed_sats + p.unconfirmed_sats;
     if (p.status.endsWith('-more') && received > p.crypto_sats) overpaid = btcFromSats(received - p.crypto_sats);
   }
+  const payer = await payerOf(db, kind as OrderKind, id);
   const deliveries = await listDeliveries(db, kind === 'payment' ? { paymentId: id } : { orderKind: kind === 'form' ? 'form' : 'address', orderId: id });
   return {
     ...summary(row),
@@ -251,5 +270,38 @@ export async function orderDetail(db: Db, profileId: bigint, kind: string, idTex
     transitions,
     transactions,
     deliveries,
+    payer,
   };
+}
+
+const PAYMENT_PAYER_FIELDS = [
+  ['payer_name', 'Name'],
+  ['payer_email', 'E-mail'],
+  ['payer_phone', 'Phone'],
+  ['payer_id', 'Payer ID'],
+] as const;
+
+/** The payer's details as stored with the order: the form's e-mail and fields (with the payer's values), a request's payer fields. */
+async function payerOf(db: Db, kind: OrderKind, id: bigint): Promise<OrderPayer | null> {
+  const k = db.kysely;
+  if (kind === 'form') {
+    const f = await k.selectFrom('payment_forms').select(['user_email', 'user_id', 'user_fields_json', 'fields_submitted_at']).where('id', '=', id).executeTakeFirstOrThrow();
+    const fields = JSON.parse(f.user_fields_json) as { name: string; display_name: string; value: string }[];
+    const facts: PayerFact[] = [];
+    if (f.user_email) facts.push({ name: 'user_email', label: 'E-mail', value: f.user_email });
+    for (const field of fields) if (field.value !== '') facts.push({ name: field.name, label: field.display_name, value: field.value });
+    if (f.user_id) facts.push({ name: 'user_id', label: 'Customer ID (from the shop)', value: f.user_id });
+    return { submitted_at: f.fields_submitted_at === null ? null : Number(f.fields_submitted_at), facts };
+  }
+  if (kind === 'payment') {
+    const p = await k.selectFrom('payments').select('request_json').where('id', '=', id).executeTakeFirstOrThrow();
+    const request = JSON.parse(p.request_json) as Record<string, unknown>;
+    const facts: PayerFact[] = [];
+    for (const [name, label] of PAYMENT_PAYER_FIELDS) {
+      const value = request[name];
+      if (typeof value === 'string' && value !== '') facts.push({ name, label, value });
+    }
+    return { submitted_at: null, facts };
+  }
+  return null;
 }

@@ -68,7 +68,7 @@ export async function merchantRoutes(app: FastifyInstance, ctx: { merchant: Merc
     '/dashboard/wallets',
     {
       schema: {
-        summary: 'Add a wallet: a new key is registered with your e-mail; a registered key only if registered with your e-mail (DESIGN.md 9)',
+        summary: 'Add a wallet: a new key is registered with your e-mail; a registered key only if registered with your e-mail (then it takes the name and local currency given)',
         tags,
         security,
         body: AddWalletBody,
@@ -77,7 +77,7 @@ export async function merchantRoutes(app: FastifyInstance, ctx: { merchant: Merc
     },
     async (request) => {
       const { auth_token: _t, ...input } = request.body;
-      return ok({ api_id: await merchant.addWallet(requireDashboardSession(request), input, request.ip) });
+      return ok({ api_id: (await merchant.addWallet(requireDashboardSession(request), input, request.ip)).api_id });
     },
   );
 
@@ -91,7 +91,8 @@ export async function merchantRoutes(app: FastifyInstance, ctx: { merchant: Merc
     '/dashboard/wallets/:api_id',
     {
       schema: {
-        summary: "Change a wallet's name, local currency, notification e-mail or webhook URL (add_pub's rules)",
+        summary:
+          "Change a wallet's name, local currency, notification e-mail or webhook URL (add_pub's checks); the only way to change the webhook URL of a registered key, and saving the name clears its account_name_check",
         tags,
         security,
         params: ApiIdParams,

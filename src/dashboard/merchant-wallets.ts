@@ -1,23 +1,37 @@
 // The dashboard's wallets view: each of a profile's wallets with its settings and balance (BTC and the local
 // currency at the current rate), adding a wallet by key under DESIGN.md section 9's proof rule, and editing a
-// wallet's name, local currency, notification e-mail and webhook URL through add_pub's own validation.
+// wallet's name, local currency, notification e-mail and webhook URL through add_pub's own validation (the owner's
+// path: add_pub itself cannot change the webhook URL, and flags a name it changed until the owner saves it).
 import type { Db } from '../db/database.ts';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { parseExtendedPublicKey, InvalidExtendedKeyError } from '../bitcoin/extended-key.ts';
 import { btcFromSats, satsToFiat } from '../money/money.ts';
 import type { Rates } from '../rates/rates-port.ts';
-import { registerWallet, type RegistrationDeps } from '../wallets/wallet-registration.ts';
+import { changeOwnedWallet, registerWallet, type RegistrationDeps } from '../wallets/wallet-registration.ts';
 import type { WalletRow } from '../wallets/wallet-repository.ts';
 import { accountOf, associate, associateByEmail, profileWalletByApiId, profileWallets, type Account } from './accounts.ts';
-import { recordAudit } from './audit.ts';
+import { recordAudit } from '../security/audit.ts';
+import { looksLikePrivateKey } from './secret-text.ts';
+import { walletTypeNameOf } from '../wallets/wallet-kinds.ts';
+import { walletKeyOf } from '../bitcoin/wallet-key.ts';
+import { formatKeyOrigin } from '../bitcoin/key-origin.ts';
+import type { Network } from '../bitcoin/networks.ts';
 
 /** A wallet as the dashboard shows it. */
 export interface WalletOverview extends Account {
   mode: 'live' | 'test';
   network: string;
-  wallet_type: 'legacy' | 'p2sh-segwit' | 'native segwit';
+  /** "legacy", "p2sh-segwit", "native segwit", "p2tr" or e.g. "p2wsh multisig 2-of-3" (wallets/wallet-kinds.ts). */
+  wallet_type: string;
+  /** Multisig wallets only: each cosigner's key origin, `[fingerprint/path]`, in the descriptor's order. */
+  cosigners?: string[];
   notification_email: string | null;
   webhook_url: string | null;
+  /**
+   * Set when the name payers see was changed through add_pub, which needs no sign-in: when, and the name you last
+   * saw. Check it; saving the name (changed or not) clears this. Null when there is nothing to check.
+   */
+  account_name_check: { changed_at: string; previous: string | null } | null;
   required_confirmations: number;
   balance: {
     confirmed: string;
@@ -36,8 +50,6 @@ export interface MerchantWalletDeps {
   rates: Pick<Rates, 'spot'>;
   registration: RegistrationDeps;
 }
-
-const TYPE_NAMES: Record<string, WalletOverview['wallet_type']> = { p2pkh: 'legacy', 'p2sh-p2wpkh': 'p2sh-segwit', p2wpkh: 'native segwit' };
 
 /** Confirmed and unconfirmed balance of a wallet: what its addresses received minus what was spent from them. */
 async function balanceSats(db: Db, walletId: bigint): Promise<{ confirmed: bigint; unconfirmed: bigint }> {
@@ -73,6 +85,12 @@ function signedBtc(sats: bigint): string {
   return sats < 0n ? `-${btcFromSats(-sats)}` : btcFromSats(sats);
 }
 
+function cosignersOf(w: WalletRow): { cosigners?: string[] } {
+  if (!w.descriptor) return {};
+  const key = walletKeyOf(w, w.network as Network);
+  return key.origins.length > 1 ? { cosigners: key.origins.map((o) => formatKeyOrigin({ fingerprint: o.fingerprint, path: [...o.path] })) } : {};
+}
+
 async function overview(deps: MerchantWalletDeps, w: WalletRow): Promise<WalletOverview> {
   const { confirmed, unconfirmed } = await balanceSats(deps.db, w.id);
   let rate: string | null = null;
@@ -86,9 +104,12 @@ async function overview(deps: MerchantWalletDeps, w: WalletRow): Promise<WalletO
     ...accountOf(w),
     mode: w.mode,
     network: w.network,
-    wallet_type: TYPE_NAMES[w.script_type] ?? 'legacy',
+    wallet_type: walletTypeNameOf(w),
+    ...cosignersOf(w),
     notification_email: w.notification_email,
     webhook_url: w.return_url,
+    account_name_check:
+      w.account_name_unconfirmed_at == null ? null : { changed_at: new Date(Number(w.account_name_unconfirmed_at)).toISOString(), previous: w.account_name_previous ?? null },
     required_confirmations: Number(w.required_confirmations),
     balance: {
       confirmed: signedBtc(confirmed),
@@ -109,7 +130,7 @@ export async function walletOverviews(deps: MerchantWalletDeps, profileId: bigin
 /** One of the profile's wallets; 999 (404) for an unknown or someone else's. */
 export async function walletOverview(deps: MerchantWalletDeps, profileId: bigint, apiId: string): Promise<WalletOverview> {
   const w = await profileWalletByApiId(deps.db, profileId, apiId);
-  if (!w) throw new WalletApiError('999', 'No such wallet among yours');
+  if (!w) throw new DomainError('not-found', 'No such wallet among yours');
   return overview(deps, w);
 }
 
@@ -123,13 +144,26 @@ export interface AddWalletInput {
   account_name?: string;
 }
 
+/** What adding a wallet did: `added` (new to the profile), `updated` (already the profile's, settings saved), or `unchanged`. */
+export interface AddedWallet {
+  api_id: string;
+  outcome: 'added' | 'updated' | 'unchanged';
+  /** The settings given with a key that was already registered, now saved on it (a new key is registered with them). */
+  saved: ('account_name' | 'local_currency')[];
+}
+
+/** The refusal of a key registered by someone else: says what was kept and why, never whose key it is. */
+export const NOT_YOUR_KEY =
+  'Nothing was changed: this key was registered with another notification e-mail, so it cannot be added to your profile, and its name and local currency stay as they were. If the wallet is yours, ask the operator to associate it (satgate wallet associate).';
+
 /**
  * Adds a wallet to the profile. An unknown key is registered with the profile's (OTP-proven) e-mail as its
  * notification e-mail and associated; a key already registered is associated only when it was registered with
- * that e-mail (get_accounts' rule), else refused with a message that says nothing about whose key it is.
- * `new_wallet` generates a service-held wallet for the profile. Returns the API ID.
+ * that e-mail (get_accounts' rule), else refused with a message that says nothing about whose key it is. A key that
+ * is (or thereby becomes) the profile's takes the name and local currency given with it, as the owner's wallet edit
+ * does (same checks, same `wallet_updated` audit record). `new_wallet` generates a service-held wallet for the profile.
  */
-export async function addWallet(deps: MerchantWalletDeps, profile: { id: bigint; email: string }, input: AddWalletInput, ip: string | null): Promise<string> {
+export async function addWallet(deps: MerchantWalletDeps, profile: { id: bigint; email: string }, input: AddWalletInput, ip: string | null): Promise<AddedWallet> {
   const settings = {
     notification_email: profile.email,
     ...(input.local_currency !== undefined && input.local_currency !== '' ? { local_currency: input.local_currency } : {}),
@@ -143,26 +177,53 @@ export async function addWallet(deps: MerchantWalletDeps, profile: { id: bigint;
       await associate(trx, profile.id, row.id, 'notification_email', now);
       await recordAudit(trx, { action: 'wallet_associated', profileId: profile.id, email: profile.email, ip, detail: { api_id: row.api_id, via: 'new_wallet' } }, now);
     });
-    return added.api_id;
+    return { api_id: added.api_id, outcome: 'added', saved: [] };
+  }
+  const keyText = publicKeyText(input.pub);
+  const existing = await deps.registration.repo.findByPub(keyText);
+  if (!existing) {
+    await registerWallet(deps.registration, { pub: keyText, ...settings });
+    const { associated } = await associateByEmail(deps.db, profile, [keyText], ip, deps.clock());
+    if (associated.length === 0) throw new DomainError('invalid', NOT_YOUR_KEY);
+    return { api_id: associated[0]!, outcome: 'added', saved: [] };
+  }
+  const owned = (await profileWalletByApiId(deps.db, profile.id, existing.api_id)) !== undefined;
+  if (!owned && (existing.registration_email === null || existing.registration_email !== profile.email)) {
+    // Called for its audit record of the refusal (association_refused); it associates nothing here.
+    await associateByEmail(deps.db, profile, [keyText], ip, deps.clock());
+    throw new DomainError('invalid', NOT_YOUR_KEY);
+  }
+  // The settings first: a refused name or currency leaves the wallet unattached and unchanged.
+  const changes = {
+    ...(settings.account_name !== undefined ? { account_name: settings.account_name } : {}),
+    ...(settings.local_currency !== undefined ? { local_currency: settings.local_currency } : {}),
+  };
+  const saved = Object.keys(changes) as AddedWallet['saved'];
+  if (saved.length > 0) {
+    await changeOwnedWallet(deps.registration, existing.id, changes);
+    await recordAudit(deps.db.kysely, { action: 'wallet_updated', profileId: profile.id, email: profile.email, ip, detail: { api_id: existing.api_id, fields: saved } }, deps.clock());
+  }
+  if (!owned) {
+    await associateByEmail(deps.db, profile, [keyText], ip, deps.clock());
+    return { api_id: existing.api_id, outcome: 'added', saved };
+  }
+  return { api_id: existing.api_id, outcome: saved.length > 0 ? 'updated' : 'unchanged', saved };
+}
+
+/** The key as registered: a valid extended public key, given exactly as the wallet shows it. */
+function publicKeyText(pub: string): string {
+  if (looksLikePrivateKey(pub)) {
+    throw new DomainError('invalid-key', 'Public key is not valid: this is a private key; register only the extended public key (xpub, ypub, zpub, tpub, upub or vpub), and keep the private key secret');
   }
   let keyText: string;
   try {
-    keyText = parseExtendedPublicKey(input.pub).text;
+    keyText = parseExtendedPublicKey(pub).text;
   } catch (err) {
-    if (err instanceof InvalidExtendedKeyError) throw new WalletApiError('102', `Public key is not valid: ${err.message}`);
+    if (err instanceof InvalidExtendedKeyError) throw new DomainError('invalid-key', `Public key is not valid: ${err.message}`);
     throw err;
   }
-  if (keyText !== input.pub) throw new WalletApiError('102', 'Public key is not valid: give the key exactly as your wallet shows it');
-  // Only a key nobody registered yet is registered here: add_pub on an existing key would change its owner's settings.
-  if (!(await deps.registration.repo.findByPub(keyText))) await registerWallet(deps.registration, { pub: keyText, ...settings });
-  const { associated } = await associateByEmail(deps.db, profile, [keyText], ip, deps.clock());
-  if (associated.length === 0) {
-    throw new WalletApiError(
-      '201',
-      'This key cannot be added to your profile: it was registered with another notification e-mail. Ask the operator to associate it (satgate wallet associate).',
-    );
-  }
-  return associated[0]!;
+  if (keyText !== pub) throw new DomainError('invalid-key', 'Public key is not valid: give the key exactly as your wallet shows it');
+  return keyText;
 }
 
 /** Settings a merchant may change; an empty string unsets the notification e-mail or webhook URL. */
@@ -173,23 +234,20 @@ export interface WalletSettings {
   webhook_url?: string;
 }
 
-/** Changes one of the profile's wallets' settings with add_pub's rules (currency supported, e-mail valid, webhook URL SSRF-checked). */
+/**
+ * Changes one of the profile's wallets' settings with add_pub's checks (currency supported, e-mail valid, webhook URL
+ * SSRF-checked). The owner's way to set or change the webhook URL (return_url), which add_pub no longer changes;
+ * saving the name confirms it (clears the flag an unsigned add_pub change set).
+ */
 export async function updateWallet(deps: MerchantWalletDeps, profile: { id: bigint; email: string }, apiId: string, input: WalletSettings, ip: string | null): Promise<void> {
   const wallet = await profileWalletByApiId(deps.db, profile.id, apiId);
-  if (!wallet) throw new WalletApiError('999', 'No such wallet among yours');
-  const set = (v: string | undefined) => v !== undefined && v !== '';
-  await registerWallet(deps.registration, {
-    pub: wallet.pub,
-    ...(set(input.account_name) ? { account_name: input.account_name! } : {}),
-    ...(set(input.local_currency) ? { local_currency: input.local_currency! } : {}),
-    ...(set(input.notification_email) ? { notification_email: input.notification_email! } : {}),
-    ...(set(input.webhook_url) ? { return_url: input.webhook_url! } : {}),
+  if (!wallet) throw new DomainError('not-found', 'No such wallet among yours');
+  await changeOwnedWallet(deps.registration, wallet.id, {
+    ...(input.account_name !== undefined ? { account_name: input.account_name } : {}),
+    ...(input.local_currency !== undefined ? { local_currency: input.local_currency } : {}),
+    ...(input.notification_email !== undefined ? { notification_email: input.notification_email } : {}),
+    ...(input.webhook_url !== undefined ? { return_url: input.webhook_url } : {}),
   });
-  const unset: { account_name?: null; notification_email?: null; return_url?: null } = {};
-  if (input.account_name === '') unset.account_name = null;
-  if (input.notification_email === '') unset.notification_email = null;
-  if (input.webhook_url === '') unset.return_url = null;
-  if (Object.keys(unset).length > 0) await deps.registration.repo.update(wallet.id, { ...unset, updated_at: BigInt(deps.clock()) });
   const fields = Object.entries(input).filter(([, v]) => v !== undefined).map(([k]) => k);
   await recordAudit(deps.db.kysely, { action: 'wallet_updated', profileId: profile.id, email: profile.email, ip, detail: { api_id: apiId, fields } }, deps.clock());
 }

@@ -1,3 +1,6 @@
+/** Where a merchant signs in with the code: the console (the API root answers only API calls). */
+const consoleUrl = (publicUrl: string) => `${publicUrl}/console/`;
+
 /** Minutes a login code lasts (DESIGN.md 9 "dashboard login"). */
 export const OTP_MINUTES = 10;
 
@@ -14,7 +17,7 @@ export function otpMail(code: string, requestedFrom: string | null, publicUrl: s
     `    ${code}`,
     '',
     `It is valid for ${OTP_MINUTES} minutes and works once. A newer code replaces it.`,
-    `Dashboard: ${publicUrl}`,
+    `Console: ${consoleUrl(publicUrl)}`,
     requestedFrom ? `Requested from the IP address ${requestedFrom}.` : null,
     '',
     'If you did not ask for it, you can ignore this e-mail: nobody can log',
@@ -22,4 +25,42 @@ export function otpMail(code: string, requestedFrom: string | null, publicUrl: s
     'Never share the code; nobody from satgate will ever ask for it.',
   ].filter((l): l is string => l !== null);
   return { subject: 'Your satgate dashboard login code', text: `${lines.join('\n')}\n` };
+}
+
+/**
+ * The mail that tells a profile's owner that code sign-in was locked after too many wrong codes in a row: what
+ * happened, that nobody got in, until when, and what to do. Sent once, when the lockout starts.
+ */
+export function lockoutMail(
+  failures: number,
+  until: number,
+  lastFrom: string | null,
+  publicUrl: string,
+  lockoutHours: number,
+): { subject: string; text: string } {
+  const untilText = `${new Date(until).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const lines = [
+    'Hello,',
+    '',
+    `${failures} wrong sign-in codes in a row were entered for this e-mail`,
+    'address on the satgate merchant dashboard since its last sign-in,',
+    lastFrom ? `the last one from the IP address ${lastFrom}.` : 'the last one just now.',
+    '',
+    'To protect your account, signing in with a code is locked',
+    `until ${untilText}.`,
+    '',
+    'Nobody signed in with these codes, and nothing changed on your account:',
+    'your wallets and payments work as before.',
+    '',
+    'What to do:',
+    '- If it was you, wait until then and ask for a new code.',
+    '- If it was not you, someone is trying to guess your codes. Never',
+    '  share a code; nobody from satgate will ever ask for it.',
+    '- To sign in sooner, ask the operator of this satgate service to lift',
+    '  the lock (satgate login unlock <your e-mail address>).',
+    '',
+    `Until you sign in, each further wrong code locks it again for ${lockoutHours} hours.`,
+    `Console: ${consoleUrl(publicUrl)}`,
+  ];
+  return { subject: 'Sign-in to your satgate dashboard is locked', text: `${lines.join('\n')}\n` };
 }

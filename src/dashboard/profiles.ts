@@ -1,7 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database, ProfilesTable } from '../db/schema.ts';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 
 /** A stored profile. */
 export type ProfileRow = Selectable<ProfilesTable>;
@@ -30,7 +30,7 @@ export function loginEmail(value: string): string {
     value.length > 254 ||
     !/^[^\s@<>()",;:\\[\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/.test(value)
   ) {
-    throw new WalletApiError('308', 'Invalid e-mail address');
+    throw new DomainError('invalid-email', 'Invalid e-mail address');
   }
   return value.toLowerCase();
 }
@@ -42,7 +42,7 @@ export function profileChanges(input: Partial<Record<ProfileField, string>>): Pr
     const value = input[field];
     if (value === undefined) continue;
     // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(value)) throw new WalletApiError('201', `Wrong or missing argument: ${field} must not contain control characters`);
+    if (/[\u0000-\u001f\u007f]/.test(value)) throw new DomainError('invalid', `Wrong or missing argument: ${field} must not contain control characters`);
     out[field] = value === '' ? null : value;
   }
   return out;

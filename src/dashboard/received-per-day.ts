@@ -2,7 +2,7 @@
 // satoshis and in the wallet's local currency at the current rate (one rate for every day, so the bars compare
 // amounts of bitcoin; the rate used is part of the answer).
 import type { Db } from '../db/database.ts';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { btcFromSats, satsToFiat } from '../money/money.ts';
 import type { Rates } from '../rates/rates-port.ts';
 import { profileWalletByApiId } from './accounts.ts';
@@ -29,9 +29,9 @@ export interface ReceivedPerDay {
 
 /** Credits (not withdrawn) to the wallet's addresses first seen in each of the last `days` UTC days, oldest first. */
 export async function receivedPerDay(deps: { db: Db; clock: () => number; rates: Pick<Rates, 'spot'> }, profileId: bigint, apiId: string, days = 30): Promise<ReceivedPerDay> {
-  if (!Number.isSafeInteger(days) || days < 1 || days > 366) throw new WalletApiError('201', 'Wrong or missing argument: days must be 1 to 366');
+  if (!Number.isSafeInteger(days) || days < 1 || days > 366) throw new DomainError('invalid', 'Wrong or missing argument: days must be 1 to 366');
   const wallet = await profileWalletByApiId(deps.db, profileId, apiId);
-  if (!wallet) throw new WalletApiError('999', 'No such wallet among yours');
+  if (!wallet) throw new DomainError('not-found', 'No such wallet among yours');
   const today = Math.floor(deps.clock() / DAY_MS) * DAY_MS;
   const start = today - (days - 1) * DAY_MS;
   const rows = await deps.db.kysely

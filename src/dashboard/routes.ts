@@ -49,7 +49,7 @@ export async function dashboardRoutes(app: FastifyInstance, dashboard: Dashboard
 
   app.post<{ Body: Static<typeof SendOtpBody> }>(
     '/send_otp',
-    { schema: { summary: 'E-mail a one-time login code; creates the profile on first use (op 18)', tags, body: SendOtpBody, response: { 200: Type.Object(Envelope) } } },
+    { schema: { summary: 'E-mail a one-time login code; creates the profile on first use', tags, body: SendOtpBody, response: { 200: Type.Object(Envelope) } } },
     async (request) => {
       await dashboard.sendOtp(request.body, request.ip);
       return ok();
@@ -60,7 +60,7 @@ export async function dashboardRoutes(app: FastifyInstance, dashboard: Dashboard
     '/check_otp',
     {
       schema: {
-        summary: 'Exchange the e-mailed code for a session token (op 19)',
+        summary: 'Exchange the e-mailed code for a session token',
         tags,
         body: CheckOtpBody,
         response: { 200: Type.Object({ ...Envelope, token: Type.String(), expiration: Type.Integer({ description: 'seconds the session lasts' }) }) },
@@ -80,7 +80,7 @@ export async function dashboardRoutes(app: FastifyInstance, dashboard: Dashboard
       '/get_profile',
       {
         schema: {
-          summary: 'The profile of the session (op 20)',
+          summary: 'The profile of the session',
           tags,
           security,
           response: { 200: Type.Object({ ...Envelope, email: Type.String(), firstname: Nullable, lastname: Nullable, mobile: Nullable, country: Nullable }) },
@@ -91,7 +91,7 @@ export async function dashboardRoutes(app: FastifyInstance, dashboard: Dashboard
 
     scope.post<{ Body: Static<typeof UpdateProfileBody> }>(
       '/update_profile',
-      { schema: { summary: 'Change profile fields; an empty value unsets one (op 21)', tags, security, body: UpdateProfileBody, response: { 200: Type.Object(Envelope) } } },
+      { schema: { summary: 'Change profile fields; an empty value unsets one', tags, security, body: UpdateProfileBody, response: { 200: Type.Object(Envelope) } } },
       async (request) => {
         const { auth_token: _token, ...fields } = request.body;
         await dashboard.updateProfile(requireDashboardSession(request), fields, request.ip);
@@ -103,7 +103,7 @@ export async function dashboardRoutes(app: FastifyInstance, dashboard: Dashboard
       '/get_accounts',
       {
         schema: {
-          summary: "The profile's accounts; pubkeys registered with the profile's e-mail are associated (op 22)",
+          summary: "The profile's accounts; pubkeys registered with the profile's e-mail are associated",
           tags,
           security,
           body: GetAccountsBody,
@@ -133,10 +133,10 @@ export async function dashboardRoutes(app: FastifyInstance, dashboard: Dashboard
       '/tx/:value',
       {
         schema: {
-          summary: "Transactions: of a registered public key without a token (op 5), of one of the session's API IDs with one (op 23)",
+          summary: "Transactions: of a registered public key without a token, of one of the session's API IDs with one",
           tags: ['wallet API', 'dashboard'],
           security: [{}, { dashboardToken: [] }],
-          params: Type.Object({ value: Type.String({ minLength: 1, maxLength: 200, description: 'an extended public key, or an API ID with a token' }) }),
+          params: Type.Object({ value: Type.String({ minLength: 1, maxLength: 10_000, description: 'an extended public key (or a registered descriptor, percent-encoded), or an API ID with a token' }) }),
         },
       },
       async (request) => {

@@ -36,7 +36,7 @@ describe.each(testEngines())('the free order address lookup on %s', (engine) => 
       .returning('id')
       .executeTakeFirstOrThrow();
   }
-  const reserve = (onlyId?: bigint) => t.db.kysely.transaction().execute((trx) => reserveFreeOrderAddress(trx, engine, walletId, NOW, NOW + 500, onlyId));
+  const reserve = (onlyId?: bigint) => t.db.kysely.transaction().execute((trx) => reserveFreeOrderAddress(trx, t.db, walletId, NOW, NOW + 500, onlyId));
 
   it('finds the lowest index among never-reserved and lapsed order addresses, skipping funded, payment and still reserved ones', async () => {
     await address(0, { purpose: 'payment' });

@@ -16,8 +16,22 @@ export type Engine = 'sqlite' | 'postgres';
 
 /** The one handle the rest of the code uses to reach the database. */
 export interface Db {
+  /** Which engine this is: for saying so (logs, health, doctor); only src/db/ branches on it. */
   engine: Engine;
   kysely: Kysely<Database>;
+  /** SQLite only: the group commit's counters (batches committed, writes in them). */
+  sqliteWriteStats?(): { batches: number; writes: number };
+  /** Cheap round trip for health checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Each engine's fast paths, which only src/db/ uses (through {@link engineHandles}): the hot statements are named
+ * functions there (payment-status-read.ts, bearer-reads.ts, payment-insert.ts, address-pool-store.ts), each with
+ * both engines' SQL and the query builder's fallback, so no code outside src/db/ asks which engine it runs on.
+ */
+export interface EngineHandles {
   /**
    * SQLite on a file only: a read-only connection for hand-written hot reads that must see committed data
    * only (see sqlite-statements.ts). Callers fall back to `kysely` when it is absent.
@@ -39,14 +53,32 @@ export interface Db {
    * the writes that arrive together, and neither the statements nor the fsync on the request thread.
    */
   sqliteWrite?<K extends SqliteWriteOp>(op: K, args: SqliteWriteArgs<K>): Promise<SqliteWriteResult<K>>;
-  /** SQLite only: the group commit's counters (batches committed, writes in them). */
-  sqliteWriteStats?(): { batches: number; writes: number };
-  /** Cheap round trip for health checks. */
-  ping(): Promise<void>;
-  close(): Promise<void>;
 }
 
-/** What a write of {@link Db.sqliteWrite} gets: synchronous statements on the connection that commits it. */
+/** The fast paths of a database {@link openDb} opened (none of a Db built otherwise). For src/db/ only. */
+export function engineHandles(db: Db): EngineHandles {
+  return db as Db & EngineHandles;
+}
+
+/** The embedded SQLite database's file; null on PostgreSQL. */
+export function embeddedFile(target: DbTarget): string | null {
+  return target.engine === 'sqlite' ? target.file : null;
+}
+
+/** The embedded database's file when it does not exist yet; null when it does, or on PostgreSQL. */
+export function missingDatabaseFile(target: DbTarget): string | null {
+  return target.engine === 'sqlite' && !existsSync(target.file) ? target.file : null;
+}
+
+/**
+ * True on the embedded database, which one server process has to itself (its lock file); on PostgreSQL several
+ * server processes share the database and elect who runs the singleton work.
+ */
+export function oneServerOnly(db: Pick<Db, 'engine'> | DbTarget): boolean {
+  return db.engine === 'sqlite';
+}
+
+/** What a write of {@link EngineHandles.sqliteWrite} gets: synchronous statements on the connection that commits it. */
 export interface SqliteConnection {
   get<T>(sql: string, params: unknown[]): T | undefined;
   /** Runs the statement; the number of rows it changed. */
@@ -76,7 +108,7 @@ export function openDb(target: DbTarget): Db {
     // means no Kysely transaction is open on it meanwhile, and none can start until the batch is done.
     const batch = new SqliteWriteBatch(writer ? (b) => writer.commit(b) : onMainConnection, (run) => kysely.connection().execute(run));
     const reader = target.file === ':memory:' ? undefined : new SqliteReader(() => new BetterSqlite3(target.file, { readonly: true }));
-    return {
+    const db: Db & EngineHandles = {
       engine: 'sqlite',
       kysely,
       ...(reader ? { reader } : {}),
@@ -91,6 +123,7 @@ export function openDb(target: DbTarget): Db {
         await kysely.destroy();
       },
     };
+    return db;
   }
   const pool = new pg.Pool({
     connectionString: target.url,
@@ -107,7 +140,7 @@ export function openDb(target: DbTarget): Db {
   // Nor may a checked-out client's (the server ending a session idle in a fenced transaction): its query fails.
   pool.on('connect', (client) => client.on('error', () => {}));
   const kysely = new Kysely<Database>({ dialect: new FencingPostgresDialect({ pool }) });
-  return {
+  const db: Db & EngineHandles = {
     engine: 'postgres',
     kysely,
     pgNamed: async <T>(name: string, text: string, values: unknown[]) => (await pool.query({ name, text, values })).rows as T[],
@@ -116,6 +149,7 @@ export function openDb(target: DbTarget): Db {
     },
     close: () => kysely.destroy(),
   };
+  return db;
 }
 
 /**

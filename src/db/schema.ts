@@ -30,6 +30,15 @@ export interface WalletsTable {
   updated_at: bigint;
   /** `[fingerprint/path]` of the key below its master, when the operator gave it (PSBT key origins). */
   key_origin?: string | null;
+  /** When add_pub (no sign-in) last changed the account name payers see; null once the owner saved it (migration 0019). */
+  account_name_unconfirmed_at?: bigint | null;
+  /** The account name the owner last saw, before the unconfirmed change. */
+  account_name_previous?: string | null;
+  /**
+   * The canonical output descriptor of a wallet registered from a descriptor, BTCPay derivation scheme or multisig
+   * cosigner set (migration 0021); null for one extended key, which derives from `pub` and `script_type`.
+   */
+  descriptor?: string | null;
 }
 
 export interface AddressesTable {
@@ -552,6 +561,12 @@ export interface PaymentFormsTable {
   tx_snapshot_json: string;
   open_txs: Generated<bigint>;
   created_at: bigint;
+  /** When the payer asked for a receipt by e-mail; null: no consent (migration 0020). */
+  receipt_requested_at: Generated<bigint | null>;
+  /** The order page's address (it holds the form token), sealed with the master key; null without consent. */
+  receipt_link_sealed: Generated<string | null>;
+  /** When the payer's receipt was queued in the outbox; null: not yet. */
+  receipt_queued_at: Generated<bigint | null>;
 }
 
 /** One rate lock of a form: the first at creation, then one per refresh. */
@@ -623,6 +638,14 @@ export interface DashboardOtpsTable {
   requested_ip: string | null;
 }
 
+/** Wrong sign-in codes in a row for a profile's e-mail, across codes, and the time before which none is compared. */
+export interface LoginFailuresTable {
+  profile_id: bigint;
+  failures: bigint;
+  wait_until: bigint;
+  updated_at: bigint;
+}
+
 /** A dashboard session: only the SHA-256 of its token is stored. */
 export interface DashboardSessionsTable {
   id: Generated<bigint>;
@@ -675,6 +698,46 @@ export interface LeasesTable {
   expires_at: bigint;
 }
 
+/** One fact of the merchant's ledger (migration 0022); append-only, `confirmed_*` written once from null. */
+export interface LedgerEntriesTable {
+  id: Generated<bigint>;
+  wallet_id: bigint;
+  chain: string;
+  /** 'receipt', 'refund', 'withdrawal' or 'spend'. */
+  kind: string;
+  /** The row this one takes back (a double spend or a reorg), with `reason`. */
+  reverses_id: bigint | null;
+  reason: string | null;
+  /** When the fact happened: first sight, or for a reversal when it was taken back. */
+  at: bigint;
+  txid: string;
+  vout: bigint | null;
+  address: string;
+  /** Signed as the wallet sees it: in positive, out negative; a reversal the opposite of its row. */
+  amount_sats: bigint;
+  fee_sats: bigint | null;
+  ref_kind: string | null;
+  ref: string | null;
+  first_seen_at: bigint;
+  confirmed_height: bigint | null;
+  confirmed_block_hash: string | null;
+  confirmed_at: bigint | null;
+  late: bigint;
+  /** 'exact', 'over' or 'under': the order's total once this output came. */
+  paid: string | null;
+  currency: string;
+  rate: string | null;
+  rate_source: string | null;
+  rate_at: bigint | null;
+  /** 1: no rate recorded at the time; the history's nearest. */
+  rate_estimated: bigint;
+  fiat_value: string | null;
+  locked_rate: string | null;
+  invoiced_amount: string | null;
+  invoiced_currency: string | null;
+  recorded_at: bigint;
+}
+
 export interface Database {
   wallets: WalletsTable;
   addresses: AddressesTable;
@@ -696,6 +759,7 @@ export interface Database {
   payments: PaymentsTable;
   payment_transitions: PaymentTransitionsTable;
   payment_output_rates: PaymentOutputRatesTable;
+  ledger_entries: LedgerEntriesTable;
   idempotency_keys: IdempotencyKeysTable;
   outbox: OutboxTable;
   outbox_attempts: OutboxAttemptsTable;
@@ -706,6 +770,7 @@ export interface Database {
   spends: SpendsTable;
   spend_inputs: SpendInputsTable;
   spend_outputs: SpendOutputsTable;
+  greenfield_receive_addresses: GreenfieldReceiveAddressesTable;
   coin_reservations: CoinReservationsTable;
   spend_replacements: SpendReplacementsTable;
   refunds: RefundsTable;
@@ -723,6 +788,7 @@ export interface Database {
   withdrawal_transitions: WithdrawalTransitionsTable;
   profiles: ProfilesTable;
   dashboard_otps: DashboardOtpsTable;
+  login_failures: LoginFailuresTable;
   dashboard_sessions: DashboardSessionsTable;
   profile_wallets: ProfileWalletsTable;
   rate_limit_buckets: RateLimitBucketsTable;
@@ -769,6 +835,15 @@ export interface GreenfieldInvoicesTable {
   manual_status: 'Settled' | 'Invalid' | null;
   manual_at: bigint | null;
   created_by_key: string | null;
+  created_at: bigint;
+  /** When it was archived (DELETE …/invoices/{id}): hidden from lists unless asked for; null while listed. */
+  archived_at: Generated<bigint | null>;
+}
+
+/** The store wallet's current Greenfield receive address (GET …/wallet/address). */
+export interface GreenfieldReceiveAddressesTable {
+  wallet_id: bigint;
+  address_id: bigint;
   created_at: bigint;
 }
 

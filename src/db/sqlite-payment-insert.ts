@@ -5,6 +5,7 @@
 import type { Selectable } from 'kysely';
 import type { SqliteConnection } from './database.ts';
 import type { PaymentsTable } from './schema.ts';
+import { PAYMENT_CREATED, transitionInsertHead } from './transitions.ts';
 
 /** Everything the statement writes, computed before it runs. */
 export interface OneStatementPayment {
@@ -42,7 +43,7 @@ const SQLITE_LOCK = 'insert into rate_locks (purpose, currency, rate, rate_at, l
 const SQLITE_PAYMENT =
   'insert into payments (reference, wallet_id, address_id, client_id, type, crypto_currency, crypto_sats, order_currency, order_amount, ' +
   "exchange_rate, rate_lock_id, expiry_at, monitor_until, status, status_at, request_json, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'unpaid', ?, ?, ?) returning *";
-const SQLITE_TRANSITION = "insert into payment_transitions (payment_id, from_status, to_status, cause, at) values (?, null, 'unpaid', 'created', ?)";
+const SQLITE_TRANSITION = `${transitionInsertHead('payment_transitions')} values (?, null, '${PAYMENT_CREATED.to}', '${PAYMENT_CREATED.cause}', ?)`;
 const SQLITE_LAST_FUNDED = 'select max(derivation_index) as last_funded from addresses where wallet_id = ? and first_funded_at is not null';
 
 /** Claims the wallet's first pooled address and stores the payment on it; undefined (nothing written) when the pool is empty. */
@@ -58,7 +59,6 @@ export function insertOnSqlite(conn: SqliteConnection, p: OneStatementPayment): 
     q.reference, p.walletId, address.id, p.clientId, q.type, q.cryptoCurrency, q.cryptoSats, q.orderCurrency, q.orderAmount,
     lock.rate, lockRow.id, BigInt(lock.expiresAt), BigInt(q.monitorUntil), now, q.requestJson, now,
   ])!;
-  // The creation transition, as notify/status-transition.ts records it (creation notifies no one).
   conn.run(SQLITE_TRANSITION, [payment.id, now]);
   const funded = conn.get<{ last_funded: bigint | null }>(SQLITE_LAST_FUNDED, [p.walletId]);
   return {

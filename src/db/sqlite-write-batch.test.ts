@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { openDb, type Db } from './database.ts';
+import { engineHandles, openDb, type Db } from './database.ts';
 import { migrateToLatest } from './migrate.ts';
 import { SqliteWriterThread } from './sqlite-writer.ts';
 
@@ -37,7 +37,7 @@ describe('group commit of SQLite writes', () => {
   it('writes that arrive together commit in one transaction and each caller gets its own result', async () => {
     const d = await open();
     const before = d.sqliteWriteStats!();
-    const results = await Promise.all(['EUR', 'USD', 'CHF'].map((c) => d.sqliteWrite!('statements', [insert(c), insert(c)])));
+    const results = await Promise.all(['EUR', 'USD', 'CHF'].map((c) => engineHandles(d).sqliteWrite!('statements', [insert(c), insert(c)])));
     expect(results).toEqual([1, 1, 1]);
     const after = d.sqliteWriteStats!();
     expect(after.writes - before.writes).toBe(3);
@@ -48,9 +48,9 @@ describe('group commit of SQLite writes', () => {
   it('a write that fails is undone alone: its caller gets the error with its SQLite code, the others of its batch are stored', async () => {
     const d = await open();
     const outcomes = await Promise.allSettled([
-      d.sqliteWrite!('statements', [insert('EUR')]),
-      d.sqliteWrite!('statements', [insert('USD'), insert(null)]),
-      d.sqliteWrite!('statements', [insert('CHF')]),
+      engineHandles(d).sqliteWrite!('statements', [insert('EUR')]),
+      engineHandles(d).sqliteWrite!('statements', [insert('USD'), insert(null)]),
+      engineHandles(d).sqliteWrite!('statements', [insert('CHF')]),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     const refused = (outcomes[1] as PromiseRejectedResult).reason as Error & { code?: string };
@@ -70,7 +70,7 @@ describe('group commit of SQLite writes', () => {
       throw new Error('rolled back');
     });
     let written = false;
-    const write = d.sqliteWrite!('statements', [insert('EUR')]).then(() => (written = true));
+    const write = engineHandles(d).sqliteWrite!('statements', [insert('EUR')]).then(() => (written = true));
     await new Promise((r) => setTimeout(r, 50));
     expect(written).toBe(false);
     release();
@@ -81,7 +81,7 @@ describe('group commit of SQLite writes', () => {
 
   it('a query-builder transaction waits while a batch commits, and sees the batch once it starts', async () => {
     const d = await open();
-    const write = d.sqliteWrite!('statements', [insert('EUR')]);
+    const write = engineHandles(d).sqliteWrite!('statements', [insert('EUR')]);
     // The batch takes the main connection in the turn after it was queued; the transaction queues behind it.
     await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
@@ -92,14 +92,14 @@ describe('group commit of SQLite writes', () => {
 
   it('a write is on disk when its promise resolves: a second connection reads it', async () => {
     const d = await open();
-    await d.sqliteWrite!('statements', [insert('EUR')]);
-    expect(d.reader!.get<{ n: bigint }>('select count(*) as n from rate_locks', [])?.n).toBe(1n);
+    await engineHandles(d).sqliteWrite!('statements', [insert('EUR')]);
+    expect(engineHandles(d).reader!.get<{ n: bigint }>('select count(*) as n from rate_locks', [])?.n).toBe(1n);
   });
 
   it('on a file the batches commit on the writer thread, whose connection is not the main one', async () => {
     const d = await open();
     const before = await dataVersion(d);
-    await d.sqliteWrite!('statements', [insert('EUR')]);
+    await engineHandles(d).sqliteWrite!('statements', [insert('EUR')]);
     // The main connection's counter moves only for commits of another connection.
     expect(await dataVersion(d)).not.toBe(before);
     expect(await currencies(d)).toEqual(['EUR']);
@@ -108,7 +108,7 @@ describe('group commit of SQLite writes', () => {
   it('an in-memory database commits its batches on its one connection', async () => {
     const d = await open(':memory:');
     const before = await dataVersion(d);
-    await d.sqliteWrite!('statements', [insert('EUR')]);
+    await engineHandles(d).sqliteWrite!('statements', [insert('EUR')]);
     expect(await dataVersion(d)).toBe(before);
     expect(await currencies(d)).toEqual(['EUR']);
   });
@@ -119,11 +119,11 @@ describe('group commit of SQLite writes', () => {
     const second = openDb({ engine: 'sqlite', file: join(otherDir, 'satgate.sqlite') });
     try {
       await migrateToLatest(second);
-      await Promise.all([first.sqliteWrite!('statements', [insert('EUR')]), second.sqliteWrite!('statements', [insert('USD')])]);
+      await Promise.all([engineHandles(first).sqliteWrite!('statements', [insert('EUR')]), engineHandles(second).sqliteWrite!('statements', [insert('USD')])]);
       expect(await currencies(first)).toEqual(['EUR']);
       expect(await currencies(second)).toEqual(['USD']);
       await second.close();
-      await first.sqliteWrite!('statements', [insert('CHF')]);
+      await engineHandles(first).sqliteWrite!('statements', [insert('CHF')]);
       expect(await currencies(first)).toEqual(['EUR', 'CHF']);
     } finally {
       await second.close().catch(() => {});

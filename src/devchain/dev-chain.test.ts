@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, freePort, startServerProcess, type ServerProcess } from '../../test/support/server-process.ts';
+import { eventually, freePort, runCli, startServerProcess, type ServerProcess } from '../../test/support/server-process.ts';
 import { generateNewWallet } from '../bitcoin/new-wallet.ts';
 
 // Development mode: `satgate start` with no node configured runs its own bcoin chain, which must keep its mempool.
@@ -55,6 +55,16 @@ describe('development mode', () => {
     expect((await post('/dev/mine', { blocks: 1 })).return).toBe('0');
     await eventually(async () => ((await get(`/balance/${addr}`)).balance.confirmed === '0.0015' ? true : undefined), 20_000, 'confirmed');
     expect((await get(`/balance/${addr}`)).balance.unconfirmed).toBe('0');
+
+    // More than the payer holds: the answer and the CLI say why and what to do, never "System error".
+    const tooMuch = await post('/dev/pay', { address: addr, btc: '100000' });
+    expect(tooMuch.return).toBe('201');
+    expect(tooMuch.status).toMatch(/the built-in payer has [\d.]+ BTC spendable, needs [\d.]+ BTC/);
+    expect(tooMuch.status).toMatch(/satgate dev mine/);
+    const cli = await runCli(['dev', 'pay', addr, '100000'], { SATGATE_DATA_DIR: dataDir, PORT: env.PORT! });
+    expect(cli.code).not.toBe(0);
+    expect(cli.stderr).toMatch(/the built-in payer has [\d.]+ BTC spendable/);
+    expect(cli.stderr).not.toContain('System error');
 
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);

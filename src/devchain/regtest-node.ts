@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { Transaction, p2wpkh } from '@scure/btc-signer';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { RpcClient } from '../chain/rpc-client.ts';
+import { PayerShortError } from './payer-short.ts';
 import { parseTransaction, wtxidOf, type RawTx } from '../bitcoin/raw-tx.ts';
 import { parseBlock } from '../bitcoin/raw-block.ts';
 import {
@@ -20,6 +21,7 @@ import {
   hash256,
   witnessCommitment,
 } from './block-builder.ts';
+
 
 // Just the parts of bcoin's (untyped, CommonJS) API this helper touches.
 interface BcoinCoin {
@@ -328,7 +330,7 @@ export class RegtestNode {
       fee = BigInt(11 + 68 * chosen.length + outBytes + 31) * this.feeRate;
       if (have >= want + fee) break;
     }
-    if (have < want + fee) throw new Error(`payer has ${have} sat spendable, needs ${want + fee}`);
+    if (have < want + fee) throw new PayerShortError(have, want + fee);
     const tx = new Transaction({ allowUnknownOutputs: true });
     for (const c of chosen) {
       tx.addInput({ txid: c.txid(), index: c.index, witnessUtxo: { script: this.payerScript, amount: BigInt(c.value) } });

@@ -216,6 +216,74 @@ describe.each(testEngines())('payment forms and payment updates on %s', (engine)
     expect(JSON.parse(byAddress.stdout)).toHaveLength(listed.length);
   });
 
+  /** A captured mail's text with quoted-printable soft breaks and escapes undone (long lines are wrapped on the wire). */
+  const plain = (mail: string) => mail.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const mailsTo = (address: string) => smtp.mails.filter((m) => m.includes(`To: ${address}`)).map(plain);
+
+  it('a payer who ticks "E-mail me a receipt" gets one receipt once the order is paid and confirmed, and the shop a mail with what the payer typed', async () => {
+    const apiId = await addSandboxWallet(t.app, { account_name: 'Receipt Shop', notification_email: 'shop-owner@example.com' });
+    const form = await createForm(apiId, {
+      order_id: 'ORD-RECEIPT',
+      order_amount: '49.9',
+      user_email: undefined,
+      site_name: 'Receipt Shop',
+      user_fields: [{ name: 'shipping_address', display_name: 'Delivery address', required: 1, type: 'textarea' }],
+    });
+    expect((await state(form.token)).phase).toBe('fields');
+    // Consent is strict: only true or false; a refusal stores nothing.
+    const refused = await post(`/form/${form.token}/fields`, { fields: { shipping_address: 'x' }, user_email: 'ada@example.com', receipt: 'yes' });
+    expect(refused).toMatchObject({ return: '201', status: expect.stringContaining('receipt must be true or false') });
+    expect((await state(form.token)).phase).toBe('fields');
+    const submitted = await post(`/form/${form.token}/fields`, { fields: { shipping_address: '1 Analytical Way\nLondon' }, user_email: 'ada@example.com', receipt: true });
+    expect(submitted.return, submitted.status).toBe('0');
+    const row = await t.ctx.db.kysely.selectFrom('payment_forms').selectAll().where('order_id', '=', 'ORD-RECEIPT').executeTakeFirstOrThrow();
+    expect(row.receipt_requested_at).not.toBeNull();
+    expect(Object.values(row).map(String).join(' ')).not.toContain(form.token);
+
+    const paid = await pay(submitted.form.address, submitted.form.crypto_amount_due);
+    await waitHooks('ORD-RECEIPT', 1);
+    // Not before the payment is confirmed.
+    expect(await t.ctx.db.kysely.selectFrom('outbox').select('id').where('target', '=', 'ada@example.com').execute()).toHaveLength(0);
+    await mine();
+    await expect.poll(() => mailsTo('ada@example.com').length, { timeout: 20_000 }).toBe(1);
+    const receipt = mailsTo('ada@example.com')[0]!;
+    expect(receipt).toContain('Subject: Your payment receipt from Receipt Shop');
+    expect(receipt).toContain('Thank you for your payment to Receipt Shop.');
+    expect(receipt).toContain('Order: ORD-RECEIPT');
+    expect(receipt).toContain('Amount: 49.90 USD');
+    expect(receipt).toContain(`Paid: ${submitted.form.crypto_amount_due} testBTC`);
+    expect(receipt).toContain(`Transaction ID: ${paid.txid}`);
+    expect(receipt).toContain(`Your order page: ${form.payment_page_url}`);
+    // Queued sealed: the outbox never holds the form token in clear.
+    const queued = await t.ctx.db.kysely.selectFrom('outbox').selectAll().where('target', '=', 'ada@example.com').execute();
+    expect(queued).toHaveLength(1);
+    expect(queued[0]!.payload_json).not.toContain(form.token);
+
+    // The shop's own mail carries what the payer typed.
+    await expect.poll(() => mailsTo('shop-owner@example.com').filter((m) => m.includes('payment confirmed') || m.includes(', confirmed')).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+    const shopMail = mailsTo('shop-owner@example.com').find((m) => m.includes('ORD-RECEIPT'))!;
+    expect(shopMail).toContain('E-mail: ada@example.com');
+    expect(shopMail).toContain('Delivery address: 1 Analytical Way');
+
+    // Another block, another derivation: still one receipt.
+    await mine();
+    await state(form.token);
+    expect(await t.ctx.db.kysely.selectFrom('outbox').select('id').where('target', '=', 'ada@example.com').execute()).toHaveLength(1);
+  });
+
+  it('without the payer\'s consent, no receipt is queued', async () => {
+    const apiId = await addSandboxWallet(t.app);
+    const form = await createForm(apiId, { order_id: 'ORD-NORECEIPT', user_email: undefined });
+    const submitted = await post(`/form/${form.token}/fields`, { fields: {}, user_email: 'grace@example.com' });
+    expect(submitted.return, submitted.status).toBe('0');
+    await pay(submitted.form.address, submitted.form.crypto_amount_due);
+    await waitHooks('ORD-NORECEIPT', 1);
+    await mine();
+    await expect.poll(() => hooksFor('ORD-NORECEIPT').at(-1)?.body.payment_status, { timeout: 20_000 }).toBe('confirmed');
+    expect(await t.ctx.db.kysely.selectFrom('outbox').select('id').where('target', '=', 'grace@example.com').execute()).toHaveLength(0);
+    expect(mailsTo('grace@example.com')).toHaveLength(0);
+  });
+
   it('underpay then expiry is failed_paid_too_little; a refresh re-prices the remainder and a second payment completes it', async () => {
     const apiId = await addSandboxWallet(t.app);
     const form = await createForm(apiId, { order_id: 'ORD-SHORT' });

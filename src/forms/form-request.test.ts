@@ -50,10 +50,41 @@ describe('the payment form request checker', () => {
     expect(yen.ok).toBe(false);
   });
 
+  it('takes a plain decimal string exactly and refuses strings that are not one ("1e3", " 5", "5.", "0x10")', () => {
+    const r = check({ order_amount: '49.90' });
+    expect(r.ok && r.request.order_amount).toBe('49.9');
+    for (const bad of ['1e3', ' 5', '5.', '0x10', '-5', '007', '.5']) {
+      const refused = check({ order_amount: bad });
+      expect(refused.ok, bad).toBe(false);
+      if (!refused.ok) expect(refused.problems, bad).toEqual([{ field: 'order_amount', message: expect.stringMatching(/^must be a decimal number like 49\.90/), code: '201' }]);
+    }
+  });
+
+  it('BTC as the order currency says orders are priced in fiat, with the wallet API code 101', () => {
+    const r = check({ order_currency: 'btc' });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.problems).toEqual([
+        {
+          field: 'order_currency',
+          message:
+            'must be a fiat currency, a 3-letter ISO 4217 code such as "USD" or "EUR", not BTC: orders are priced in fiat and the payer is asked for the bitcoin amount worked out from order_amount at the exchange rate (a form takes no BTC amount)',
+          code: '101',
+        },
+      ]);
+    }
+  });
+
   it('never coerces types: a number where a string is due is an error, not text', () => {
     const r = check({ order_id: 17, site_name: ['x'], user_id: 5 });
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.problems.map((p) => p.field).sort()).toEqual(['order_id', 'site_name', 'user_id']);
+  });
+
+  it('refuses null for the optional fields: leave a field out when there is none (null is not a string or a list)', () => {
+    const r = check({ user_id: null, user_email: null, user_fields: null });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.problems.map((p) => p.field).sort()).toEqual(['user_email', 'user_fields', 'user_id']);
   });
 
   it('checks user_fields: name pattern, unique names, required 0 or 1 (not true), type, at most 20', () => {

@@ -1,7 +1,8 @@
 // Operation 14's body (INTERFACE.md 4.1 and 2.7, DESIGN.md section 9 "payment form"): every field
 // checked with its rule and strict types, every problem reported at once. Pure: no database, no network.
-import { isIso4217, minorUnits } from '../money/currencies.ts';
-import { decimalFromNumberLiteral } from '../money/decimal.ts';
+import { minorUnits, orderCurrencyProblem } from '../money/currencies.ts';
+import { readAmountInput } from '../money/amount-input.ts';
+import { amountRangeProblem } from '../money/amount-bounds.ts';
 import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from '../money/exact-json.ts';
 import { isEmail, isHttpUrl } from '../wallets/field-rules.ts';
 
@@ -74,7 +75,9 @@ export function checkFormRequest(
 
   const text = (field: string, required: boolean, max: number): string | null => {
     const v = body[field];
-    if (v === undefined || (v === null && !required)) return required ? bad(field, 'is required') : null;
+    if (v === undefined) return required ? bad(field, 'is required') : null;
+    // null is not a string: an optional field with nothing in it is left out (strict, never coerced to absent).
+    if (v === null) return bad(field, required ? 'is required' : 'must be a string (leave the field out when there is none)');
     if (typeof v !== 'string') return bad(field, 'must be a string');
     if (v === '') return required ? bad(field, 'must not be empty') : null;
     if (v.length > max) return bad(field, `must be at most ${max} characters`);
@@ -93,7 +96,8 @@ export function checkFormRequest(
   let currency: string | null = null;
   if (currencyRaw !== null) {
     const upper = currencyRaw.toUpperCase();
-    if (!/^[A-Z]{3}$/.test(upper) || !isIso4217(upper)) bad('order_currency', 'must be a 3-letter ISO 4217 currency code', '101');
+    const notFiat = orderCurrencyProblem(upper, 'the payer is asked for the bitcoin amount worked out from order_amount at the exchange rate (a form takes no BTC amount)');
+    if (notFiat !== null) bad('order_currency', notFiat, '101');
     else if (!hasRate(upper)) bad('order_currency', `${upper} has no current exchange rate on this service`, '103');
     else currency = upper;
   }
@@ -126,22 +130,17 @@ export function checkFormRequest(
   };
 }
 
-/** A JSON number or decimal string, parsed exactly: positive, at most the currency's minor units. */
+/** A JSON number or plain decimal string, parsed exactly: positive, at most the currency's minor units. */
 function orderAmount(v: JsonValue | undefined, currency: string | null, bad: (f: string, m: string) => null): string | null {
   const field = 'order_amount';
   if (v === undefined || v === null) return bad(field, 'is required');
-  let decimal: string;
-  if (v instanceof JsonNumber) {
-    decimal = v.toDecimal();
-  } else if (typeof v === 'string') {
-    if (!/^\d{1,18}(\.\d+)?$/.test(v)) return bad(field, 'must be a decimal number like 19.99');
-    decimal = decimalFromNumberLiteral(v);
-  } else {
-    return bad(field, 'must be a number (or a decimal string)');
-  }
+  const read = readAmountInput(v);
+  if ('problem' in read) return bad(field, read.problem);
+  const decimal = read.decimal;
   if (decimal.startsWith('-') || /^0(\.0*)?$/.test(decimal)) return bad(field, 'must be positive');
-  const [intPart = '', frac = ''] = decimal.split('.');
-  if (intPart.length > 18) return bad(field, 'is too large');
+  const [, frac = ''] = decimal.split('.');
+  const range = amountRangeProblem(decimal, currency ?? '');
+  if (range !== null) return bad(field, range);
   if (currency !== null) {
     const units = minorUnits(currency);
     if (frac.length > units) return bad(field, `must have at most ${units} decimal place${units === 1 ? '' : 's'} for ${currency}`);
@@ -150,8 +149,8 @@ function orderAmount(v: JsonValue | undefined, currency: string | null, bad: (f:
 }
 
 function userFields(v: JsonValue | undefined, bad: (f: string, m: string) => null): UserField[] | null {
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) return bad('user_fields', 'must be an array of field objects');
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) return bad('user_fields', 'must be an array of field objects (leave it out when there are none)');
   if (v.length > MAX_USER_FIELDS) return bad('user_fields', `must have at most ${MAX_USER_FIELDS} fields`);
   const out: UserField[] = [];
   const names = new Set<string>();

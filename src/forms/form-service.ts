@@ -6,7 +6,7 @@ import type { Db } from '../db/database.ts';
 import type { PaymentFormsTable } from '../db/schema.ts';
 import type { Clock } from '../core/clock.ts';
 import { isoUtc } from '../core/clock.ts';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError, type DomainErrorKind } from '../core/domain-errors.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import { hashToken, newToken } from '../security/tokens.ts';
 import type { Rates } from '../rates/rates-port.ts';
@@ -14,9 +14,10 @@ import type { ChainService } from '../chain/chain-service.ts';
 import type { ChainId } from '../chain/chain-id.ts';
 import type { AddressIssuer } from '../wallets/address-issuer.ts';
 import type { WalletRepository } from '../wallets/wallet-repository.ts';
-import type { JsonValue } from '../money/exact-json.ts';
+import { isJsonObject, type JsonValue } from '../money/exact-json.ts';
 import { checkUrlAllowed } from '../notify/ssrf-guard.ts';
-import { btcFromSats } from '../money/money.ts';
+import { btcFromSats, fiatToSats } from '../money/money.ts';
+import { satsRangeProblem } from '../money/amount-bounds.ts';
 import { bodyHash, exactNumber } from '../money/canonical-json.ts';
 import { ensureWebhookSecret, newWebhookSecret } from '../payments/webhook-secrets.ts';
 import { paymentUri, renderQrPng } from '../payments/qr-code.ts';
@@ -25,13 +26,14 @@ import type { OrderTracker } from './order-tracker.ts';
 import { IdempotencyError, type IdempotencyStore } from '../db/idempotency-store.ts';
 import type { OrderState } from './order-state.ts';
 import { applyOrderChange } from './order-change.ts';
+import type { FormPageView } from '../pages/form-page.ts';
 
 /** Idempotency failures in the wallet API's words (code 201). */
 async function idempotent<T>(p: Promise<T>): Promise<T> {
   try {
     return await p;
   } catch (err) {
-    if (err instanceof IdempotencyError) throw new WalletApiError('201', `Wrong or missing argument: ${err.message}`);
+    if (err instanceof IdempotencyError) throw new DomainError('invalid', `Wrong or missing argument: ${err.message}`);
     throw err;
   }
 }
@@ -53,52 +55,52 @@ export interface FormServiceDeps {
   isSupportedCurrency(code: string): boolean;
 }
 
-/** What the form page shows, derived now; `complete_url` only once paid. */
-export interface FormPageState {
-  token: string;
-  phase: 'fields' | 'pay' | 'partly' | 'partly-expired' | 'paid' | 'expired';
-  order_status: string;
-  payment_status: string;
-  site_name: string;
-  order_id: string;
-  order_amount: string;
-  order_currency: string;
-  crypto_currency: string;
-  address: string;
-  /** Sats still to send in the current lock period, in BTC ("0" when nothing is due). */
-  crypto_amount_due: string;
-  exchange_rate: string;
+/** What the form page shows (its view), derived now, with what the state API adds; `complete_url` only once paid. */
+export interface FormPageState extends FormPageView {
   expires_at: string;
-  expires_ms: number;
-  remaining_order_amount: string;
   paid_crypto: string;
   transactions: number;
   user_fields: UserField[];
-  ask_email: boolean;
   user_email: string | null;
-  cancel_url: string;
-  complete_url: string | null;
 }
 
 type FormRow = Selectable<PaymentFormsTable>;
 
-/** A wallet API error for a list of problems: the most specific code when all agree, else 201. */
-export function problemsError(problems: FormProblem[]): WalletApiError {
+/** The refusal of each kind of form problem, with the words its message starts with. */
+const PROBLEM_KIND = {
+  '201': ['invalid', 'Wrong or missing argument'],
+  '308': ['invalid-email', 'Invalid e-mail address'],
+  '101': ['invalid-currency', 'Currency is not valid'],
+  '103': ['unsupported-currency', 'Currency is not supported'],
+} as const satisfies Record<FormProblem['code'], readonly [DomainErrorKind, string]>;
+
+/** The refusal of a list of problems: the most specific kind when all agree, else a wrong argument. */
+export function problemsError(problems: FormProblem[]): DomainError {
   const codes = new Set(problems.map((p) => p.code));
-  const code = codes.size === 1 ? [...codes][0]! : '201';
+  const [kind, prefix] = PROBLEM_KIND[codes.size === 1 ? [...codes][0]! : '201'];
   const detail = problems.map((p) => `${p.field} ${p.message}`).join('; ');
-  const prefix = code === '201' ? 'Wrong or missing argument' : code === '308' ? 'Invalid e-mail address' : code === '101' ? 'Currency is not valid' : 'Currency is not supported';
-  return new WalletApiError(code, `${prefix}: ${detail}`);
+  return new DomainError(kind, `${prefix}: ${detail}`);
 }
 
-const unknownForm = () => new WalletApiError('201', 'Wrong or missing argument: no payment form with this token (check the link, or ask the shop for a new one)');
+/** The payer's "E-mail me a receipt" box: `receipt` is true or false when given, absent meaning no (strict, never coerced). */
+export function receiptConsent(body: JsonValue | undefined): { ok: true; receipt: boolean } | { ok: false; problem: FormProblem } {
+  const value = isJsonObject(body) ? body.receipt : undefined;
+  if (value === undefined || value === false) return { ok: true, receipt: false };
+  if (value === true) return { ok: true, receipt: true };
+  return { ok: false, problem: { field: 'receipt', message: 'must be true or false', code: '201' } };
+}
+
+const unknownForm = () => new DomainError('invalid', 'Wrong or missing argument: no payment form with this token (check the link, or ask the shop for a new one)');
 
 /** Payment forms: operations 13 and 14 and the form page's operations. */
 export class FormService {
   constructor(private readonly deps: FormServiceDeps) {}
 
-  /** Operation 14: validates, reserves the address and locks the rate in one transaction; replays a known Idempotency-Key. */
-  async create(body: JsonValue | undefined, idempotencyKey: string | undefined): Promise<{ body: Record<string, unknown>; replayed: boolean }> {
+  /**
+   * Operation 14: validates, reserves the address and locks the rate in one transaction; replays a known Idempotency-Key.
+   * A call without a login: `ip` counts against the issuing rate limits (wallets/issuing-rules.ts); a replay does not.
+   */
+  async create(body: JsonValue | undefined, idempotencyKey: string | undefined, ip: string | null): Promise<{ body: Record<string, unknown>; replayed: boolean }> {
     const { deps } = this;
     const checked = checkFormRequest(body, (code) => deps.isSupportedCurrency(code));
     if (!checked.ok) throw problemsError(checked.problems);
@@ -107,7 +109,7 @@ export class FormService {
     // A name that does not resolve now may later (the send-time check covers it); internal targets are refused now.
     if (!verdict.ok && verdict.code !== 'dns') throw problemsError([{ field: 'payment_update_url', message: `is not allowed: ${verdict.reason}`, code: '201' }]);
     const wallet = await deps.repo.findByApiId(input.api_id);
-    if (!wallet) throw new WalletApiError('201', 'Wrong or missing argument: unknown api_id');
+    if (!wallet) throw new DomainError('invalid', 'Wrong or missing argument: unknown api_id');
     deps.chains.forMode(wallet.mode as ChainId); // 998 when the wallet's network is not followed
     const hash = bodyHash(body!);
     const now = deps.clock();
@@ -131,7 +133,10 @@ export class FormService {
         if (replay) return { body: replay.body, replayed: true as const, script: null, addressId: null };
       }
       const lock = await deps.rates.lock('payment_form', input.order_currency, trx);
-      const address = await deps.issuer.reserveForOrder(trx, wallet, now, lock.expiresAt, reuse);
+      // Priced before an address is reserved: worth more than all the bitcoin there is, the amount is refused.
+      const range = satsRangeProblem(fiatToSats(input.order_amount, lock.rate));
+      if (range !== null) throw problemsError([{ field: 'order_amount', message: range, code: '201' }]);
+      const address = await deps.issuer.reserveForOrder(trx, wallet, { now, until: lock.expiresAt, reuse, ip });
       const askEmail = input.user_email === null;
       const form = await trx
         .insertInto('payment_forms')
@@ -273,17 +278,24 @@ export class FormService {
   async submitFields(token: string, body: JsonValue | undefined): Promise<FormPageState> {
     const found = await this.find(token);
     if (!found) throw unknownForm();
-    if (found.fields_submitted_at !== null) throw new WalletApiError('201', 'Wrong or missing argument: the fields of this form were already submitted');
+    if (found.fields_submitted_at !== null) throw new DomainError('invalid', 'Wrong or missing argument: the fields of this form were already submitted');
     const fields = JSON.parse(found.user_fields_json) as UserField[];
     const checked = checkSubmittedFields(fields, body, found.user_email === null);
-    if (!checked.ok) throw problemsError(checked.problems);
+    const consent = receiptConsent(body);
+    const problems = [...(checked.ok ? [] : checked.problems), ...(consent.ok ? [] : [consent.problem])];
+    if (!checked.ok || !consent.ok) throw problemsError(problems);
     const now = this.deps.clock();
+    // The receipt links to this page; the token is otherwise kept only hashed, so the link is kept sealed.
+    const receipt = consent.receipt
+      ? { receipt_requested_at: BigInt(now), receipt_link_sealed: this.deps.masterKey.seal(`${this.deps.publicUrl}/form/${token}`) }
+      : {};
     await this.deps.db.kysely
       .updateTable('payment_forms')
       .set({
         user_fields_json: JSON.stringify(checked.fields),
         fields_submitted_at: BigInt(now),
         ...(checked.userEmail !== null ? { user_email: checked.userEmail } : {}),
+        ...receipt,
       })
       .where('id', '=', found.id)
       .where('fields_submitted_at', 'is', null)
@@ -301,7 +313,7 @@ export class FormService {
     await db.kysely.transaction().execute(async (trx) => {
       const state = await tracker.rederive(trx, 'form', found.id, 'read', now);
       if (!state.canRefresh) {
-        throw new WalletApiError('201', 'Wrong or missing argument: only a partly paid form whose rate lock has run out can be refreshed');
+        throw new DomainError('invalid', 'Wrong or missing argument: only a partly paid form whose rate lock has run out can be refreshed');
       }
       const lock = await rates.lock('payment_form', found.order_currency, trx);
       await trx
@@ -319,7 +331,7 @@ export class FormService {
   async qrCode(token: string, width: number): Promise<Buffer> {
     const page = await this.pageState(token);
     if (page.crypto_amount_due === '0' || page.phase === 'expired' || page.phase === 'partly-expired') {
-      throw new WalletApiError('201', 'Wrong or missing argument: nothing is due on this form right now');
+      throw new DomainError('invalid', 'Wrong or missing argument: nothing is due on this form right now');
     }
     return renderQrPng(paymentUri(page.address, page.crypto_amount_due), width);
   }

@@ -4,7 +4,8 @@
 // change (a lock running out with nothing paid: `failed`). Changes go through applyOrderChange.
 import type { Selectable, Transaction } from 'kysely';
 import { lockRow } from '../db/row-locks.ts';
-import type { Rates, SpotRate } from '../rates/rates-port.ts';
+import type { Rates } from '../rates/rates-port.ts';
+import { spotAtFirstSight } from '../rates/spot-at-first-sight.ts';
 import { PeriodicTask } from '../core/periodic-task.ts';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
@@ -12,7 +13,10 @@ import type { Database, WalletsTable } from '../db/schema.ts';
 import type { Clock } from '../core/clock.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import type { ChainChange } from '../chain/chain-events.ts';
-import type { OutboxEntry } from '../notify/outbox.ts';
+import { enqueueNotifications, type OutboxEntry } from '../notify/outbox.ts';
+import { sealedMailPayload } from '../notify/sealed-mail.ts';
+import { btcFromSats } from '../money/money.ts';
+import { PAYER_RECEIPT_EVENT, renderPayerReceipt } from './payer-receipt.ts';
 import { minorUnits } from '../money/currencies.ts';
 import { confirmations } from '../wallets/address-activity.ts';
 import { deriveOrderState, type OrderLock, type OrderOutput, type OrderState, type OrderStatus } from './order-state.ts';
@@ -36,9 +40,6 @@ export interface OrderTrackerDeps {
   sweepIntervalMs?: number;
 }
 
-/** How long a spot-rate lookup inside a chain transaction may take before the locked rate is used. */
-const SPOT_TIMEOUT_MS = 2_000;
-
 /** An order as the tracker reads it, whichever table it lives in. */
 interface Tracked {
   kind: OrderKind;
@@ -55,6 +56,8 @@ interface Tracked {
   facts: OrderFacts;
   webhook: string | null;
   email: string | null;
+  /** A payment form whose payer asked for a receipt and has none queued yet; null otherwise. */
+  receipt: { to: string; linkSealed: string; shopName: string } | null;
 }
 
 /** Re-derives order states on chain changes and on the clock. */
@@ -87,7 +90,7 @@ export class OrderTracker {
 
   /** Derives one order's state now and stores it through applyOrderChange; answers the state. */
   async rederive(trx: Trx, kind: OrderKind, id: bigint, cause: string, now: number): Promise<OrderState> {
-    await lockRow(trx, this.deps.db.engine, kind === 'form' ? 'payment_forms' : 'address_orders', id);
+    await lockRow(trx, this.deps.db, kind === 'form' ? 'payment_forms' : 'address_orders', id);
     const order = kind === 'form' ? await this.loadForm(trx, id) : await this.loadAddressOrder(trx, id);
     const tipRow = await trx.selectFrom('chain_tips').select('tip_height').where('chain', '=', order.wallet.mode).executeTakeFirst();
     const tip = tipRow ? Number(tipRow.tip_height) : null;
@@ -108,6 +111,10 @@ export class OrderTracker {
     const statusChanged = state.orderStatus !== (order.orderStatus ?? 'pending') || state.paymentStatus !== (order.paymentStatus ?? 'unconfirmed');
     const triggers = triggersOf(order.snapshot, state, statusChanged);
     const changed = statusChanged || JSON.stringify(snapshot) !== JSON.stringify(order.snapshot) || order.orderStatus === null;
+    // Outside the `changed` test: a payer who consents after the order was already paid and confirmed still gets it.
+    if (order.receipt && (state.orderStatus === 'paid' || state.orderStatus === 'paid_too_much') && state.paymentStatus === 'confirmed') {
+      await this.queueReceipt(trx, order, order.receipt, state, now);
+    }
     if (!changed) return state;
     const notifications: OutboxEntry[] = [];
     if (triggers.length > 0) {
@@ -136,6 +143,31 @@ export class OrderTracker {
     return state;
   }
 
+  /** Queues the payer's receipt (sealed: it links to the order page) and marks it queued, in the caller's transaction. */
+  private async queueReceipt(trx: Trx, order: Tracked, receipt: NonNullable<Tracked['receipt']>, state: OrderState, now: number): Promise<void> {
+    const { masterKey } = this.deps;
+    const message = renderPayerReceipt({
+      shopName: receipt.shopName,
+      orderId: order.facts.orderId,
+      orderAmount: order.facts.orderAmount ?? '0',
+      orderCurrency: order.facts.orderCurrency,
+      paidCrypto: btcFromSats(state.confirmedSats + state.unconfirmedSats),
+      cryptoCurrency: order.facts.cryptoCurrency,
+      txids: state.transactions.map((t) => t.txid),
+      orderPageUrl: masterKey.unseal(receipt.linkSealed).toString('utf8'),
+    });
+    const entry: OutboxEntry = {
+      kind: 'email',
+      target: receipt.to,
+      payload: sealedMailPayload(masterKey, PAYER_RECEIPT_EVENT, message),
+      walletId: order.wallet.id,
+      paymentId: null,
+      order: { kind: order.kind, id: order.id },
+    };
+    await enqueueNotifications(trx, [entry], now);
+    await trx.updateTable('payment_forms').set({ receipt_queued_at: BigInt(now) }).where('id', '=', order.id).execute();
+  }
+
   /**
    * Gives outputs first seen after the lock in force had run out their spot rate at first sight: read back when
    * recorded, else fetched now and recorded (kept by txid and index, so a reorg does not change it).
@@ -149,7 +181,7 @@ export class OrderTracker {
     for (const o of late) {
       const key = `${o.txid}:${o.vout}`;
       if (rates.has(key)) continue;
-      const spot = await this.spotAtFirstSight(order.facts.orderCurrency);
+      const spot = await spotAtFirstSight(this.deps.rates, this.deps.log, order.facts.orderCurrency);
       const rate = spot?.rate ?? lockAt(o.firstSeenAt).rate;
       await trx
         .insertInto('order_output_rates')
@@ -158,24 +190,6 @@ export class OrderTracker {
       rates.set(key, rate);
     }
     return outputs.map((o) => (rates.has(`${o.txid}:${o.vout}`) ? { ...o, spotRate: rates.get(`${o.txid}:${o.vout}`)! } : o));
-  }
-
-  /** The spot rate now, or undefined when none comes in time (rates stale or down): the locked rate is used then. */
-  private async spotAtFirstSight(currency: string): Promise<SpotRate | undefined> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        this.deps.rates.spot(currency),
-        new Promise<undefined>((resolve) => {
-          timer = setTimeout(() => resolve(undefined), SPOT_TIMEOUT_MS);
-        }),
-      ]);
-    } catch (err) {
-      this.deps.log.warn({ currency, err: err instanceof Error ? err.message : String(err) }, 'no spot rate for late funds; valued at the locked rate');
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   /** Outputs paying the order's address, not withdrawn, first seen before a later order took the address. */
@@ -241,6 +255,10 @@ export class OrderTracker {
       },
       webhook: f.payment_update_url,
       email: wallet.notification_email,
+      receipt:
+        f.receipt_requested_at !== null && f.receipt_queued_at === null && f.receipt_link_sealed !== null && f.user_email !== null
+          ? { to: f.user_email, linkSealed: f.receipt_link_sealed, shopName: f.site_name.trim() || (wallet.account_name ?? '') }
+          : null,
     };
   }
 
@@ -277,6 +295,7 @@ export class OrderTracker {
       },
       webhook: wallet.return_url,
       email: o.return_email ?? wallet.notification_email,
+      receipt: null,
     };
   }
 

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../core/clock.ts';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError, isRefusal } from '../core/domain-errors.ts';
 import { JsonSyntaxError, parseExactJson, type JsonValue } from '../money/exact-json.ts';
 import { QR_MAX_WIDTH, QR_MIN_WIDTH } from '../payments/qr-code.ts';
 import { PAGE_SECURITY_HEADERS } from '../pages/page-headers.ts';
@@ -15,6 +15,8 @@ import type { FormService } from './form-service.ts';
 const TAGS = ['wallet API'];
 const BODY_LIMIT = 1024 * 1024;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** The form token is the payer's credential (stored only hashed): the log shows it redacted. */
+const SECRET_TOKEN = { secretParams: ['form_token'] } as const;
 
 /** What the routes need from the context. */
 export interface FormRoutesContext {
@@ -40,13 +42,13 @@ const FieldObject = Type.Object({
 const PaymentFormBody = Type.Object({
   api_id: Type.String(),
   order_id: Type.String(),
-  order_amount: Type.Union([Type.Number(), Type.String({ pattern: '^\\d+(\\.\\d+)?$' })], { description: 'exact: a JSON number or a decimal string, at most the currency minor units' }),
+  order_amount: Type.Union([Type.Number(), Type.String({ pattern: '^(0|[1-9]\\d*)(\\.\\d+)?$' })], { description: 'exact: a JSON number or a decimal string, at most the currency minor units, at most 15 digits before the point and worth at most 21,000,000 BTC' }),
   order_currency: Type.String({ description: 'ISO 4217 code of a currency with a current rate' }),
   user_id: Type.Optional(Type.String()),
   user_email: Type.Optional(Type.String({ format: 'email' })),
   payment_cancel_url: Type.String({ format: 'uri' }),
   payment_complete_url: Type.String({ format: 'uri' }),
-  payment_update_url: Type.String({ format: 'uri', description: 'receives the payment update notifications (6.2)' }),
+  payment_update_url: Type.String({ format: 'uri', description: 'receives the payment update notifications' }),
   site_name: Type.String(),
   user_fields: Type.Optional(Type.Array(FieldObject, { maxItems: 20 })),
 });
@@ -78,7 +80,7 @@ export async function formRoutes(app: FastifyInstance, ctx: FormRoutesContext, o
       done(null, parseExactJson(String(body)));
     } catch (err) {
       const detail = err instanceof JsonSyntaxError ? err.message : 'invalid JSON';
-      done(new WalletApiError('201', `Wrong or missing argument: the body is not valid JSON (${detail})`), undefined);
+      done(new DomainError('invalid', `Wrong or missing argument: the body is not valid JSON (${detail})`), undefined);
     }
   });
 
@@ -86,7 +88,7 @@ export async function formRoutes(app: FastifyInstance, ctx: FormRoutesContext, o
     '/payment_form',
     {
       schema: {
-        summary: 'Create a payment form: reserves an address and locks the rate for 15 minutes (op 14)',
+        summary: 'Create a payment form: reserves an address and locks the rate for 15 minutes',
         tags: TAGS,
         body: PaymentFormBody,
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
@@ -98,9 +100,9 @@ export async function formRoutes(app: FastifyInstance, ctx: FormRoutesContext, o
     async (request, reply) => {
       const keyHeader = request.headers['idempotency-key'];
       if (keyHeader !== undefined && (typeof keyHeader !== 'string' || !IDEMPOTENCY_KEY.test(keyHeader))) {
-        throw new WalletApiError('201', 'Wrong or missing argument: the Idempotency-Key header must be 1 to 255 visible ASCII characters, given once');
+        throw new DomainError('invalid', 'Wrong or missing argument: the Idempotency-Key header must be 1 to 255 visible ASCII characters, given once');
       }
-      const answer = await service.create(request.body, keyHeader);
+      const answer = await service.create(request.body, keyHeader, request.ip);
       if (answer.replayed) reply.header('idempotent-replayed', 'true');
       reply.header('cache-control', 'no-store');
       return answer.body;
@@ -109,7 +111,7 @@ export async function formRoutes(app: FastifyInstance, ctx: FormRoutesContext, o
 
   app.get<{ Params: { form_token: string } }>(
     '/payment_form/:form_token',
-    { schema: { summary: 'Payment form session view (op 13)', tags: TAGS, response: { 200: SessionView } } },
+    { config: SECRET_TOKEN, schema: { summary: 'Payment form session view', tags: TAGS, response: { 200: SessionView } } },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       return service.session(request.params.form_token);
@@ -118,7 +120,7 @@ export async function formRoutes(app: FastifyInstance, ctx: FormRoutesContext, o
 
   app.get<{ Params: { form_token: string } }>(
     '/form/:form_token',
-    { schema: { summary: 'Payment form page (HTML)', tags: ['pages'] } },
+    { config: SECRET_TOKEN, schema: { summary: 'Payment form page (HTML)', tags: ['pages'] } },
     async (request, reply) => {
       secure(reply).header('cache-control', 'no-store').type('text/html; charset=utf-8');
       try {
@@ -130,7 +132,7 @@ export async function formRoutes(app: FastifyInstance, ctx: FormRoutesContext, o
           ...(opts.redirectMs !== undefined ? { redirectMs: opts.redirectMs } : {}),
         });
       } catch (err) {
-        if (err instanceof WalletApiError) return reply.status(404).send(renderFormNotFound(assets.urls));
+        if (isRefusal(err)) return reply.status(404).send(renderFormNotFound(assets.urls));
         throw err;
       }
     },
@@ -138,7 +140,7 @@ export async function formRoutes(app: FastifyInstance, ctx: FormRoutesContext, o
 
   app.get<{ Params: { form_token: string } }>(
     '/form/:form_token/state',
-    { schema: { summary: 'What the form page shows now (JSON)', tags: ['pages'] } },
+    { config: SECRET_TOKEN, schema: { summary: 'What the form page shows now (JSON)', tags: ['pages'] } },
     async (request, reply) => {
       secure(reply).header('cache-control', 'no-store');
       return { return: '0', status: 'OK', form: await service.pageState(request.params.form_token) };
@@ -147,7 +149,7 @@ export async function formRoutes(app: FastifyInstance, ctx: FormRoutesContext, o
 
   app.post<{ Params: { form_token: string }; Body: JsonValue }>(
     '/form/:form_token/fields',
-    { schema: { summary: "The payer's field values (and e-mail), stored with the order", tags: ['pages'] } },
+    { config: SECRET_TOKEN, schema: { summary: "The payer's field values (and e-mail), stored with the order", tags: ['pages'] } },
     async (request, reply) => {
       secure(reply).header('cache-control', 'no-store');
       return { return: '0', status: 'OK', form: await service.submitFields(request.params.form_token, request.body) };
@@ -156,7 +158,7 @@ export async function formRoutes(app: FastifyInstance, ctx: FormRoutesContext, o
 
   app.post<{ Params: { form_token: string } }>(
     '/form/:form_token/refresh',
-    { schema: { summary: 'Re-price what is still due of a partly paid form for another 15 minutes', tags: ['pages'] } },
+    { config: SECRET_TOKEN, schema: { summary: 'Re-price what is still due of a partly paid form for another 15 minutes', tags: ['pages'] } },
     async (request, reply) => {
       secure(reply).header('cache-control', 'no-store');
       return { return: '0', status: 'OK', form: await service.refresh(request.params.form_token) };
@@ -165,12 +167,12 @@ export async function formRoutes(app: FastifyInstance, ctx: FormRoutesContext, o
 
   app.get<{ Params: { form_token: string }; Querystring: { width?: string } }>(
     '/form/:form_token/qrcode',
-    { schema: { summary: 'QR code PNG of bitcoin:<address>?amount=<amount due>', tags: ['pages'] } },
+    { config: SECRET_TOKEN, schema: { summary: 'QR code PNG of bitcoin:<address>?amount=<amount due>', tags: ['pages'] } },
     async (request, reply) => {
       const raw = request.query.width;
       const width = raw === undefined ? 256 : /^\d{1,5}$/.test(raw) ? Number.parseInt(raw, 10) : Number.NaN;
       if (!(width >= QR_MIN_WIDTH && width <= QR_MAX_WIDTH)) {
-        throw new WalletApiError('201', `Wrong or missing argument: width must be a whole number of pixels from ${QR_MIN_WIDTH} to ${QR_MAX_WIDTH}`);
+        throw new DomainError('invalid', `Wrong or missing argument: width must be a whole number of pixels from ${QR_MIN_WIDTH} to ${QR_MAX_WIDTH}`);
       }
       const png = await service.qrCode(request.params.form_token, width);
       return secure(reply).header('cache-control', 'no-store').type('image/png').send(png);

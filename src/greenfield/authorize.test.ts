@@ -103,6 +103,34 @@ describe.each(testEngines())('the key-authorization page on %s', (engine) => {
     expect((await t.ctx.greenfield.keys.list()).length).toBe(before);
   });
 
+  it('refuses every POST step that carries neither Origin nor Referer, as the console does; a same-origin Referer alone is enough', async () => {
+    const { cookie, csrf } = await signIn();
+    const outbox = async () => (await t.ctx.db.kysely.selectFrom('outbox').select('id').execute()).length;
+    const keys = (await t.ctx.greenfield.keys.list()).length;
+    const mails = await outbox();
+    const bare = (url: string, fields: [string, string][], headers: Record<string, string> = {}) =>
+      t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: form(fields) });
+    const steps: [string, [string, string][]][] = [
+      ['/api-keys/authorize/code', [...carried(), ['email', email]]],
+      ['/api-keys/authorize/sign-in', [...carried(), ['email', email], ['otp', '123456']]],
+      ['/api-keys/authorize/decide', [...carried(), ['csrf', csrf], ['storeId', mine], ['decision', 'approve']]],
+    ];
+    for (const [url, fields] of steps) {
+      const res = await bare(url, fields, { cookie });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.body, url).toContain('Forms must come from this page.');
+      expect(res.headers['set-cookie'], url).toBeUndefined();
+    }
+    expect(await outbox()).toBe(mails);
+    expect((await t.ctx.greenfield.keys.list()).length).toBe(keys);
+    const viaReferer = await bare('/api-keys/authorize/decide', [...carried(), ['csrf', csrf], ['storeId', mine], ['decision', 'refuse']], {
+      cookie,
+      referer: `${PUBLIC}/api-keys/authorize?${query()}`,
+    });
+    expect(viaReferer.statusCode, viaReferer.body).toBe(200);
+    expect(viaReferer.body).toContain('No key was created');
+  });
+
   it('refuses a non-http redirect, a post from another origin, a forged CSRF token and a store that is not the merchant’s', async () => {
     const js = await t.app.inject({ method: 'GET', url: `/api-keys/authorize?${query('javascript:alert(1)')}` });
     expect(js.statusCode).toBe(400);

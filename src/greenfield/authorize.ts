@@ -7,10 +7,12 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
-import { WalletApiError } from '../core/errors.ts';
+import { isRefusal, type DomainError } from '../core/domain-errors.ts';
 import { constantTimeEqual } from '../security/tokens.ts';
+import { RateLimitedError } from '../security/rate-limiter.ts';
 import { safeHttpUrl } from '../pages/html.ts';
 import { PAGE_SECURITY_HEADERS } from '../pages/page-headers.ts';
+import { sameOrigin as consoleSameOrigin } from '../console/console-security.ts';
 import type { Dashboard } from '../dashboard/dashboard.ts';
 import type { GreenfieldKeys } from './api-keys.ts';
 import { isKnownPolicy, parsePermission } from './permissions.ts';
@@ -72,6 +74,11 @@ export function readAuthorizeRequest(f: Fields): AuthorizeRequest | string {
   };
 }
 
+/** A rate-limit refusal (per IP, or an e-mail's wrong-code wait or lockout) is answered 429 with Retry-After, as on the API. */
+function limited(reply: FastifyReply, err: DomainError): FastifyReply | null {
+  return err instanceof RateLimitedError ? reply.status(429).header('retry-after', String(err.retryAfterSeconds)) : null;
+}
+
 /** The page's CSP: like the hosted pages, but forms may post here and to the application's redirect origin. */
 function headers(reply: FastifyReply, redirect: string | null): FastifyReply {
   const formAction = ["'self'", ...(redirect ? [new URL(redirect).origin] : [])].join(' ');
@@ -95,25 +102,13 @@ function cookieOf(request: FastifyRequest): string | null {
 export async function authorizeRoutes(app: FastifyInstance, deps: AuthorizeDeps): Promise<void> {
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   const secure = deps.publicUrl.startsWith('https:');
-  const origin = new URL(deps.publicUrl).origin;
   const csrfFor = (token: string) => createHmac('sha256', deps.csrfKey).update(token).digest('base64url');
   const setCookie = (reply: FastifyReply, token: string, seconds: number) =>
     reply.header('set-cookie', `${AUTHORIZE_COOKIE}=${token}; Path=${COOKIE_PATH}; Max-Age=${seconds}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`);
 
-  /** A POST from another origin is refused: the browser says where a form came from. */
-  const sameOrigin = (request: FastifyRequest): boolean => {
-    const o = request.headers.origin;
-    if (typeof o === 'string' && o !== 'null') return o === origin;
-    const ref = request.headers.referer;
-    if (typeof ref === 'string') {
-      try {
-        return new URL(ref).origin === origin;
-      } catch {
-        return false;
-      }
-    }
-    return o === undefined;
-  };
+  // A POST must say it comes from this page (Origin, else Referer), exactly as the console's forms must: a
+  // browser always sends one of them on a POST, so a request with neither is not from this page.
+  const sameOrigin = (request: FastifyRequest): boolean => consoleSameOrigin(request, deps.publicUrl);
 
   const session = async (request: FastifyRequest) => {
     const token = cookieOf(request);
@@ -153,7 +148,7 @@ export async function authorizeRoutes(app: FastifyInstance, deps: AuthorizeDeps)
     try {
       await deps.dashboard.sendOtp({ email }, request.ip);
     } catch (err) {
-      if (err instanceof WalletApiError) return headers(reply.status(400), req.redirect).send(emailStep(req, err.message));
+      if (isRefusal(err)) return headers(limited(reply, err) ?? reply.status(400), req.redirect).send(emailStep(req, err.message));
       throw err;
     }
     return headers(reply, req.redirect).send(codeStep(req, email, null));
@@ -169,7 +164,7 @@ export async function authorizeRoutes(app: FastifyInstance, deps: AuthorizeDeps)
     try {
       ({ token } = await deps.dashboard.checkOtp({ email, otp, expiration: SESSION_SECONDS }, request.ip));
     } catch (err) {
-      if (err instanceof WalletApiError) return headers(reply.status(401), req.redirect).send(codeStep(req, email, err.message));
+      if (isRefusal(err)) return headers(limited(reply, err) ?? reply.status(401), req.redirect).send(codeStep(req, email, err.message));
       throw err;
     }
     setCookie(reply, token, SESSION_SECONDS);

@@ -6,17 +6,28 @@ import type { WalletRepository } from '../wallets/wallet-repository.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import type { ChainId } from '../chain/chain-id.ts';
 import type { FollowerHealth } from '../chain/chain-source.ts';
+import type { Spending } from '../spending/spending.ts';
+import type { AddressIssuer } from '../wallets/address-issuer.ts';
 import { GreenfieldKeys } from './api-keys.ts';
 import { GreenfieldInvoices } from './invoices.ts';
+import { GreenfieldReports } from './reports.ts';
 
 /** Greenfield compatibility services. */
 export interface Greenfield {
   keys: GreenfieldKeys;
   invoices: GreenfieldInvoices;
+  reports: GreenfieldReports;
   repo: WalletRepository;
   config: { publicUrl: string; monitorWindowMs: number };
   /** Whether the chain of a wallet mode is synched, and its tip height. */
   chainSync(mode: string): Promise<ChainSync>;
+  /** The wallet modes whose chains this process follows. */
+  chainModes(): string[];
+  db: Db;
+  clock: Clock;
+  /** The store wallet's spends (service-held wallets) and its receive addresses (the issuer's gap-limit rule). */
+  spending: Spending;
+  issuer: AddressIssuer;
 }
 
 /** What building it needs. */
@@ -28,6 +39,8 @@ export interface GreenfieldDeps {
   repo: WalletRepository;
   chains: ChainService;
   isSupportedCurrency(code: string): boolean;
+  spending: Spending;
+  issuer: AddressIssuer;
 }
 
 /** A chain's sync state as server info reports it. */
@@ -60,8 +73,14 @@ export function createGreenfield(deps: GreenfieldDeps): Greenfield {
   return {
     keys: new GreenfieldKeys(deps.db, deps.clock),
     invoices: new GreenfieldInvoices(deps),
+    reports: new GreenfieldReports(deps),
     repo: deps.repo,
     config: deps.config,
     chainSync: (mode) => chainSync(deps, mode),
+    chainModes: () => deps.chains.all().map((c) => c.id),
+    db: deps.db,
+    clock: deps.clock,
+    spending: deps.spending,
+    issuer: deps.issuer,
   };
 }

@@ -63,7 +63,7 @@ export function invoiceJson(invoice: InvoiceRow, payment: PaymentRow, status: Gr
     status: status.status,
     additionalStatus: status.additionalStatus,
     availableStatusesForManualMarking: markableStatuses(status.status),
-    archived: false,
+    archived: invoice.archived_at !== null,
     metadata: toPlain(parseExactJson(invoice.metadata_json)),
     checkout: {
       speedPolicy: checkout.speedPolicy,

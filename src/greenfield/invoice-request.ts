@@ -4,11 +4,12 @@
 // nulls for what the merchant left unset. Fields satgate does not use (defaultLanguage, requiresRefundEmail, …) are
 // accepted and ignored: clients send them whether or not a server uses them. Pure; no database.
 import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from '../money/exact-json.ts';
-import { isIso4217, minorUnits, BTC_DECIMALS } from '../money/currencies.ts';
+import { isIso4217, minorUnits, BTC_DECIMALS, orderMinorUnits } from '../money/currencies.ts';
 import { isHttpUrl } from '../wallets/field-rules.ts';
 import { canonicalJson } from '../money/canonical-json.ts';
 import { compareDecimals } from '../money/decimal.ts';
 import { btcFromSats } from '../money/money.ts';
+import { amountRangeProblem } from '../money/amount-bounds.ts';
 import type { GreenfieldFieldError } from './errors.ts';
 
 /** Greenfield's speed policies and the confirmations each needs. */
@@ -81,18 +82,20 @@ export function checkInvoiceRequest(
     else currency = upper;
   }
 
-  // amount: a positive decimal with at most the currency's decimals (8 for BTC)
+  // amount: a positive decimal within the amount bound, with at most the currency's decimals (8 for BTC)
   let amount: string | null = null;
   const a = body.amount;
   if (a === undefined || a === null) bad('amount', 'is required (invoices without an amount are not supported)');
   else {
     const text = typeof a === 'string' ? a : a instanceof JsonNumber ? safeDecimal(a) : null;
-    if (text === null || !/^\d{1,18}(\.\d+)?$/.test(text)) bad('amount', 'must be a positive decimal number, like "12.50"');
+    if (text === null || !/^\d+(\.\d+)?$/.test(text)) bad('amount', 'must be a positive decimal number, like "12.50"');
     else if (/^0+(\.0+)?$/.test(text)) bad('amount', 'must be positive');
     else if (currency !== null) {
-      const decimals = currency === 'BTC' ? BTC_DECIMALS : currency === 'SATS' ? 0 : minorUnits(currency);
+      const decimals = orderMinorUnits(currency);
       const frac = text.split('.')[1] ?? '';
-      if (frac.replace(/0+$/, '').length > decimals) bad('amount', `must have at most ${decimals} decimal places for ${currency}`);
+      const range = amountRangeProblem(text, currency);
+      if (range !== null) bad('amount', range);
+      else if (frac.replace(/0+$/, '').length > decimals) bad('amount', `must have at most ${decimals} decimal places for ${currency}`);
       else amount = stripZeros(text);
     }
   }

@@ -68,6 +68,8 @@ export interface InvoiceListQuery {
   take: number | null;
   startDate: number | null;
   endDate: number | null;
+  /** Whether archived invoices are listed too (BTCPay's includeArchived; default false). */
+  includeArchived: boolean;
 }
 
 /** Greenfield invoices of the stores. */
@@ -263,6 +265,7 @@ export class GreenfieldInvoices {
   async list(storeId: string, q: InvoiceListQuery): Promise<InvoiceView[]> {
     let query = this.deps.db.kysely.selectFrom('greenfield_invoices').selectAll().where('store_id', '=', storeId).orderBy('id', 'desc');
     if (q.orderIds.length > 0) query = query.where('order_id', 'in', q.orderIds);
+    if (!q.includeArchived) query = query.where('archived_at', 'is', null);
     if (q.startDate !== null) query = query.where('created_at', '>=', BigInt(q.startDate * 1000));
     if (q.endDate !== null) query = query.where('created_at', '<=', BigInt(q.endDate * 1000));
     // Status is derived, so the status filter applies after mapping; without it, paging is done in SQL.

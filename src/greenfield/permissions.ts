@@ -11,6 +11,7 @@ export const POLICIES = {
   modifyWebhooks: 'btcpay.store.webhooks.canmodifywebhooks',
   createNonApprovedPullPayments: 'btcpay.store.cancreatenonapprovedpullpayments',
   createPullPayments: 'btcpay.store.cancreatepullpayments',
+  viewReports: 'btcpay.store.canviewreports',
 } as const;
 
 /** One policy name. */
@@ -20,10 +21,12 @@ const KNOWN: ReadonlySet<string> = new Set(Object.values(POLICIES));
 
 /**
  * What a broader policy includes, as BTCPay grants it: modifying store settings includes everything of the store;
- * modifying invoices includes viewing and creating them; creating pull payments includes non-approved ones.
+ * viewing store settings includes viewing reports; modifying invoices includes viewing and creating them; creating
+ * pull payments includes non-approved ones.
  */
 const INCLUDES: Record<string, readonly string[]> = {
   [POLICIES.modifyStoreSettings]: Object.values(POLICIES),
+  [POLICIES.viewStoreSettings]: [POLICIES.viewReports],
   [POLICIES.modifyInvoices]: [POLICIES.viewInvoices, POLICIES.createInvoice],
   [POLICIES.createPullPayments]: [POLICIES.createNonApprovedPullPayments],
 };

@@ -11,8 +11,11 @@ import { keyOfHeader } from './auth.ts';
 import type { Greenfield } from './greenfield.ts';
 import type { InvoiceListQuery } from './invoices.ts';
 import { S } from './schemas.ts';
+import { REPORT_SCHEMAS } from './reports.ts';
 import { renderNotFoundPage } from '../pages/payment-page.ts';
 import { PAGE_SECURITY_HEADERS } from '../pages/page-headers.ts';
+import { greenfieldHealthRoute } from './health.ts';
+import { storeWalletRoutes } from './store-wallet-routes.ts';
 
 const TAGS = ['Greenfield'];
 const SECURITY = [{ greenfieldToken: [] }];
@@ -36,6 +39,8 @@ export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Pr
       return reply.redirect(`/pay/${encodeURIComponent(row)}`, 302);
     },
   );
+
+  await greenfieldHealthRoute(app, gf);
 
   await app.register(async (scope) => {
     useGreenfieldErrors(scope);
@@ -65,6 +70,9 @@ export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Pr
       if (!wallet) throw storeNotFound();
       return wallet;
     };
+
+    // Archive, the payment method on both generations and the store wallet (store-wallet-routes.ts).
+    await storeWalletRoutes(scope, gf, walletOf);
 
     scope.get('/api/v1/api-keys/current', { schema: { summary: 'The API key of the request', tags: TAGS, security: SECURITY, response: { 200: S.ApiKey } } }, async (request) => {
       const id = identityOf(request);
@@ -99,8 +107,7 @@ export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Pr
       '/api/v1/stores/:storeId/payment-methods',
       { schema: { summary: "The store's payment methods (on-chain bitcoin)", tags: TAGS, security: SECURITY }, preHandler: storePermission(POLICIES.viewStoreSettings) },
       async (request) => {
-        await walletOf(request.params.storeId);
-        return storePaymentMethodsJson();
+        return storePaymentMethodsJson(await walletOf(request.params.storeId));
       },
     );
 
@@ -165,6 +172,20 @@ export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Pr
         return gf.invoices.json(await gf.invoices.mark(request.params.storeId, request.params.invoiceId, request.body, id.keyId));
       },
     );
+
+    // BTCPay's reports (views Payments and Sales) from the ledger; reports.ts reads the body exactly.
+    scope.post<{ Params: StoreParams; Body: JsonValue }>(
+      '/api/v1/stores/:storeId/reports',
+      {
+        schema: { summary: "A report of the store's ledger (BTCPay's views Payments and Sales)", tags: TAGS, security: SECURITY, body: REPORT_SCHEMAS.StoreReportRequest, response: { 200: REPORT_SCHEMAS.StoreReportResponse } },
+        validatorCompiler: () => () => true,
+        preHandler: storePermission(POLICIES.viewReports),
+      },
+      async (request) => {
+        const wallet = await walletOf(request.params.storeId);
+        return gf.reports.report(wallet, gf.reports.read(request.body));
+      },
+    );
   });
 }
 
@@ -184,5 +205,6 @@ function listQuery(request: FastifyRequest): InvoiceListQuery {
     take: int('take', q.take),
     startDate: int('startDate', q.startDate),
     endDate: int('endDate', q.endDate),
+    includeArchived: q.includeArchived === 'true',
   };
 }

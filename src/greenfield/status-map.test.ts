@@ -1,4 +1,4 @@
-// The status mapping table: every row of status-vectors.json (also printed in the README) through greenfieldStatus.
+// The status mapping table: every row of status-vectors.json (also printed in docs/greenfield.md) through greenfieldStatus.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PAYMENT_STATUSES } from '../core/payment-statuses.ts';
@@ -24,7 +24,7 @@ describe('Greenfield status mapping', () => {
   });
 
   it('the README prints every row of the table', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../docs/greenfield.md', import.meta.url), 'utf8');
     for (const v of VECTORS) {
       expect(readme, v.case).toContain(`| ${v.case} | `);
       const line = readme.split('\n').find((l) => l.startsWith(`| ${v.case} | `))!;

@@ -1,6 +1,6 @@
 // The one mapping from satgate's payment status (INTERFACE.md 3.1) and a few facts about the invoice to
 // Greenfield's `status` and `additionalStatus`. Pure; driven by status-vectors.json (its test) and printed in
-// the README. Where BTCPay keeps a status the chain later contradicts (a reorg that takes a confirmation back),
+// docs/greenfield.md. Where BTCPay keeps a status the chain later contradicts (a reorg that takes a confirmation back),
 // satgate follows the chain: the chain is the truth.
 import type { PaymentStatus } from '../core/payment-statuses.ts';
 

@@ -6,6 +6,10 @@ import type { WalletsTable } from '../db/schema.ts';
 import { VERSION } from '../core/version.ts';
 import { ONCHAIN, DEFAULT_EXPIRATION_MINUTES } from './invoice-request.ts';
 import { speedPolicyOf } from './invoices.ts';
+import { walletKeyOf } from '../bitcoin/wallet-key.ts';
+import { formatKeyOrigin } from '../bitcoin/key-origin.ts';
+import { derivationSchemeText } from '../bitcoin/descriptors/scheme-text.ts';
+import type { Network } from '../bitcoin/networks.ts';
 
 /**
  * The Greenfield API level satgate answers like: BTCPay Server 2.0's (payment method ids like BTC-CHAIN, lists
@@ -48,9 +52,37 @@ export function storeJson(wallet: Selectable<WalletsTable>, monitorWindowMs: num
   };
 }
 
-/** The store's payment methods: on-chain bitcoin only, in BTCPay 2's list shape with 1.x's names beside. */
-export function storePaymentMethodsJson(): Record<string, unknown>[] {
-  return [{ paymentMethodId: ONCHAIN, paymentMethod: ONCHAIN, cryptoCode: 'BTC', enabled: true, config: {} }];
+/**
+ * The store's payment methods: on-chain bitcoin only, in BTCPay 2's list shape with 1.x's names beside. Its config
+ * is the wallet as BTCPay shows it: the derivation scheme (1.x `derivationScheme`, 2.x `accountDerivation`), and
+ * each account key with its master fingerprint and path (`accountKeySettings`; 1.x `accountKeyPath` for one key).
+ * A service-held wallet's key is not shown.
+ */
+export function storePaymentMethodsJson(wallet: Selectable<WalletsTable>): Record<string, unknown>[] {
+  return [{ paymentMethodId: ONCHAIN, paymentMethod: ONCHAIN, cryptoCode: 'BTC', enabled: true, config: onchainConfig(wallet) }];
+}
+
+export function onchainConfig(wallet: Selectable<WalletsTable>): Record<string, unknown> {
+  if (wallet.seed_sealed !== null) return {};
+  const key = walletKeyOf(wallet, wallet.network as Network);
+  const scheme = derivationSchemeText(key);
+  const settings = key.origins.map((o) => ({
+    rootFingerprint: o.fingerprint.toString(16).padStart(8, '0'),
+    accountKeyPath: keyPathText(o.fingerprint, o.path),
+    accountKey: o.xpub,
+  }));
+  return {
+    derivationScheme: scheme,
+    accountDerivation: scheme,
+    ...(settings.length === 1 ? { accountKeyPath: settings[0]!.accountKeyPath } : {}),
+    accountKeySettings: settings,
+    label: wallet.account_name ?? '',
+  };
+}
+
+/** BTCPay's `fingerprint/84'/0'/0'` (the descriptor origin without brackets, ' for hardened). */
+function keyPathText(fingerprint: number, path: readonly number[]): string {
+  return formatKeyOrigin({ fingerprint, path: [...path] }).slice(1, -1).replaceAll('h', "'");
 }
 
 /** GET /api/v1/server/info for a key's store, from its chain's sync state. */

@@ -41,7 +41,7 @@ export class WebhookGenerator {
    * Safe to call at any time and from any path: nothing new, nothing queued.
    */
   async announce(trx: Trx, paymentId: bigint, now: number): Promise<number> {
-    await lockRow(trx, this.db.engine, 'payments', paymentId);
+    await lockRow(trx, this.db, 'payments', paymentId);
     const invoice = await this.read(trx, paymentId, now);
     if (!invoice) return 0;
     const status = await trx.selectFrom('greenfield_event_status').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();

@@ -172,7 +172,7 @@ export async function greenfieldHookRoutes(app: FastifyInstance, ctx: Greenfield
       schema: {
         summary: 'Refund (part of) an invoice: answered by a satgate refund whose viewLink is the payer’s refund page',
         description:
-          'The invoice is found by the order number (metadata.orderId) or invoice id in `name` or `description`, as the WooCommerce plugin names its refunds ("Refund of order <number>; <reason>"). `currency` is BTC or the invoice’s currency (converted at the invoice’s rate).',
+          '`name` names the invoice as the WooCommerce plugin writes it, "Refund of order <order number>; <reason>" (the order number is the invoice’s metadata.orderId), or "Refund of invoice <invoice id>; <reason>"; the reason and `description` are never read. It must name exactly one paid invoice of the store, otherwise 422. `currency` is BTC or the invoice’s currency (converted at the invoice’s rate). Only the invoice’s own buyer (metadata.buyerEmail) is mailed the link.',
         tags: TAGS,
         security: SECURITY,
         params: storeParams,

@@ -7,7 +7,8 @@ import type { Db } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import type { Clock } from '../core/clock.ts';
 import type { MasterKey } from '../security/master-key.ts';
-import type { ChainService } from '../chain/chain-service.ts';
+import type { ChainChangeListener } from '../chain/chain-events.ts';
+import type { Lifecycle } from '../core/lifecycle.ts';
 import { PeriodicTask } from '../core/periodic-task.ts';
 import { toPlain } from '../money/canonical-json.ts';
 import { parseExactJson } from '../money/exact-json.ts';
@@ -33,9 +34,10 @@ export interface GreenfieldHooks {
   createPullPayment(walletId: bigint, req: PullPaymentRequest): Promise<Record<string, unknown>>;
   /** Wakes the outbox worker (after a redelivery was queued). */
   wake(): void;
-  /** Starts and stops the expiry sweep (singleton work). */
-  start(): void;
-  stop(): Promise<void>;
+  /** The expiry sweep (singleton work). */
+  background: Lifecycle;
+  /** The generator's chain listener; the context registers it after the payment status machine's. */
+  onChainChange: ChainChangeListener;
 }
 
 /** What building it needs. */
@@ -44,7 +46,6 @@ export interface GreenfieldHooksDeps {
   clock: Clock;
   log: Logger;
   masterKey: MasterKey;
-  chains: Pick<ChainService, 'onChange'>;
   greenfield: Pick<Greenfield, 'invoices'>;
   publicUrl: string;
   allowPrivateWebhooks: boolean;
@@ -52,7 +53,7 @@ export interface GreenfieldHooksDeps {
   wake(): void;
 }
 
-/** Builds the capability; registers the generator after the payment status machine (build it after payments). */
+/** Builds the capability; its chain listener must run after the payment status machine's (see app/create-context.ts). */
 export function createGreenfieldHooks(deps: GreenfieldHooksDeps): GreenfieldHooks {
   const { db, clock, greenfield } = deps;
   const read: InvoiceReader = async (trx: Trx, paymentId: bigint) => {
@@ -73,7 +74,6 @@ export function createGreenfieldHooks(deps: GreenfieldHooksDeps): GreenfieldHook
     };
   };
   const generator = new WebhookGenerator(db, read);
-  deps.chains.onChange(generator.onChainChange);
   greenfield.invoices.onCreated(async (trx, _invoice, payment) => {
     await generator.announce(trx, payment.id, clock());
   });
@@ -92,7 +92,7 @@ export function createGreenfieldHooks(deps: GreenfieldHooksDeps): GreenfieldHook
     generator,
     createPullPayment: (walletId, req) => createPullPayment({ db, masterKey: deps.masterKey, clock, publicUrl: deps.publicUrl }, walletId, req),
     wake: () => deps.wake(),
-    start: () => sweeper.start(),
-    stop: () => sweeper.stop(),
+    background: { start: () => sweeper.start(), stop: () => sweeper.stop() },
+    onChainChange: generator.onChainChange,
   };
 }

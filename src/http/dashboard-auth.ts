@@ -1,7 +1,7 @@
 // Dashboard session authentication (INTERFACE.md 5 item 4, DESIGN.md 9 "dashboard sessions"): one hook
 // that finds the token, checks it, and puts the caller on the request. Routes never read the header.
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 
 /** An authenticated dashboard caller. */
 export interface DashboardSession {
@@ -53,7 +53,7 @@ export function dashboardAuth(scope: FastifyInstance, verifier: SessionVerifier,
     const token = presentedToken(request) ?? opts.fallbackToken?.(request) ?? null;
     if (token === null) {
       if (opts.optional) return;
-      throw new WalletApiError('302', 'Token required: send the token from /check_otp in the Authorization header');
+      throw new DomainError('token-required', 'Token required: send the token from /check_otp in the Authorization header');
     }
     const check = await verifier.verify(token);
     if (check.ok) {
@@ -72,13 +72,13 @@ export function dashboardAuth(scope: FastifyInstance, verifier: SessionVerifier,
 export function requireDashboardSession(request: FastifyRequest): DashboardSession {
   if (request.dashboardSession) return request.dashboardSession;
   if (request.dashboardAuthFailure) throw failure(request.dashboardAuthFailure);
-  throw new WalletApiError('302', 'Token required: send the token from /check_otp in the Authorization header');
+  throw new DomainError('token-required', 'Token required: send the token from /check_otp in the Authorization header');
 }
 
-function failure(code: '303' | '304'): WalletApiError {
+function failure(code: '303' | '304'): DomainError {
   return code === '304'
-    ? new WalletApiError('304', 'Token expired: log in again with /send_otp and /check_otp')
-    : new WalletApiError('303', 'Token invalid');
+    ? new DomainError('token-expired', 'Token expired: log in again with /send_otp and /check_otp')
+    : new DomainError('token-invalid', 'Token invalid');
 }
 
 /** The token from the header (bare or Bearer) or the body's `auth_token`; both given must agree. */
@@ -88,17 +88,17 @@ function presentedToken(request: FastifyRequest): string | null {
   if (typeof header === 'string' && header !== '') {
     const bearer = /^Bearer +(.*)$/i.exec(header);
     fromHeader = bearer ? bearer[1]! : header;
-    if (fromHeader === '') throw new WalletApiError('302', 'Token required: the Authorization header names a scheme but no token');
+    if (fromHeader === '') throw new DomainError('token-required', 'Token required: the Authorization header names a scheme but no token');
   }
   const body = request.body;
   let fromBody: string | null = null;
   if (body !== null && typeof body === 'object' && !Array.isArray(body) && 'auth_token' in body) {
     const value = (body as Record<string, unknown>).auth_token;
-    if (typeof value !== 'string') throw new WalletApiError('201', 'Wrong or missing argument: auth_token must be a string');
+    if (typeof value !== 'string') throw new DomainError('invalid', 'Wrong or missing argument: auth_token must be a string');
     if (value !== '') fromBody = value;
   }
   if (fromHeader !== null && fromBody !== null && fromHeader !== fromBody) {
-    throw new WalletApiError('201', 'Wrong or missing argument: the Authorization header and auth_token name different tokens');
+    throw new DomainError('invalid', 'Wrong or missing argument: the Authorization header and auth_token name different tokens');
   }
   return fromHeader ?? fromBody;
 }

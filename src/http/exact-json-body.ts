@@ -1,7 +1,7 @@
 // Request bodies of the payment API read exactly: JSON numbers stay decimal text (an order amount of
 // 19.99 is never a binary float). The tree is then checked by the route's own exact validator.
 import type { FastifyInstance } from 'fastify';
-import { ProblemError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { JsonSyntaxError, parseExactJson } from '../money/exact-json.ts';
 
 /** Replaces the scope's JSON parser with the exact one; bodies arrive as `JsonValue` trees. */
@@ -12,7 +12,7 @@ export function useExactJsonBodies(app: FastifyInstance, bodyLimit: number): voi
       done(null, parseExactJson(String(body)));
     } catch (err) {
       const detail = err instanceof JsonSyntaxError ? `The body is not valid JSON: ${err.message}.` : 'The body is not valid JSON.';
-      done(new ProblemError('malformed-body', detail), undefined);
+      done(new DomainError('malformed-body', detail), undefined);
     }
   });
 }

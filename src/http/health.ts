@@ -35,3 +35,8 @@ export class HealthRegistry {
     return { healthy, degraded, components };
   }
 }
+
+/** The components as anyone may see them: each one's `ok`, without the details (hosts, ports, paths, errors). */
+export function okOnly(components: Record<string, HealthReport>): Record<string, { ok: boolean }> {
+  return Object.fromEntries(Object.entries(components).map(([name, report]) => [name, { ok: report.ok }]));
+}

@@ -1,6 +1,6 @@
 // The `Idempotency-Key` request header, read once for every creation route that offers safe retries.
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import { ProblemError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -16,7 +16,7 @@ export const idempotencyKey: preHandlerAsyncHookHandler = async (request: Fastif
   const header = request.headers['idempotency-key'];
   if (header === undefined) return;
   if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header)) {
-    throw new ProblemError('invalid-request', 'The Idempotency-Key header is invalid.', [
+    throw new DomainError('invalid-fields', 'The Idempotency-Key header is invalid.', [
       { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters, given once' },
     ]);
   }

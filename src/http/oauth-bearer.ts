@@ -1,7 +1,8 @@
 // OAuth 2.0 for the payment API: the bearer-token hook (RFC 6750) that authenticates operation 26's caller, and
 // the token endpoint's own error answers (RFC 6749 section 5.2). Routes never parse `Authorization` themselves.
 import type { FastifyError, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import { ProblemError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
+import { clientErrorWording } from './error-answers.ts';
 
 /**
  * What checking a bearer token answers; `payments/oauth.ts` implements it over the token table. `looked` is what
@@ -49,7 +50,7 @@ export function oauthBearer(verifier: BearerVerifier, hintOf?: (request: Fastify
         : auth.reason === 'expired'
           ? 'The access token has expired; request a new one at POST /oauth/token.'
           : 'The access token is not valid.';
-    throw new ProblemError('unauthorized', detail);
+    throw new DomainError('unauthenticated', detail);
   };
 }
 
@@ -58,6 +59,9 @@ export function oauthClientOf(request: FastifyRequest): OAuthCaller {
   if (!request.oauthClient) throw new Error('route is not behind the oauthBearer hook');
   return request.oauthClient;
 }
+
+/** The body types the token endpoint reads, as its refusal of another one names them. */
+export const TOKEN_BODY_TYPES = 'a form (Content-Type: application/x-www-form-urlencoded) or JSON (Content-Type: application/json)';
 
 /** RFC 6749 section 5.2 error codes the token endpoint answers. */
 export type TokenError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type';
@@ -70,10 +74,11 @@ export function sendTokenError(reply: FastifyReply, status: number, error: Token
 }
 
 /** Route error handler of the token endpoint: malformed bodies answer in RFC 6749 form, not in an envelope. */
-export function tokenErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+export function tokenErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const status = error.statusCode ?? 500;
   if (status >= 500) throw error;
-  return sendTokenError(reply, status === 413 || status === 415 ? status : 400, 'invalid_request', error.message);
+  const worded = clientErrorWording(error, request, TOKEN_BODY_TYPES);
+  return sendTokenError(reply, status === 413 || status === 415 ? status : 400, 'invalid_request', worded ?? error.message);
 }
 
 /** Client credentials from `Authorization: Basic` (RFC 6749 2.3.1: form-encoded id and secret). */

@@ -4,7 +4,7 @@
 // A wrong key, an unknown ID and another partner's merchant all get the same answer, so nothing leaks
 // whether an ID exists.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { fieldsOf } from './request-fields.ts';
 
 /** Who the hooks authenticated on this request. */
@@ -25,7 +25,7 @@ type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 function stringField(request: FastifyRequest, name: string): string | undefined {
   const v = fieldsOf(request).values[name];
   if (v === undefined || v === '') return undefined;
-  if (typeof v !== 'string') throw new WalletApiError('201', `Wrong or missing argument: ${name} must be a string`);
+  if (typeof v !== 'string') throw new DomainError('invalid', `Wrong or missing argument: ${name} must be a string`);
   return v;
 }
 
@@ -39,9 +39,9 @@ export function partnerKeyAuth<P>(verify: (key: string) => Promise<P | undefined
     const header = request.headers.authorization;
     const fromHeader = typeof header === 'string' && header.trim() !== '' ? header.trim().replace(/^Bearer\s+/i, '') : undefined;
     const key = stringField(request, 'partner_auth_key') ?? fromHeader;
-    if (!key) throw new WalletApiError('302', 'Token required: partner_auth_key (the key the operator issued to the partner)');
+    if (!key) throw new DomainError('token-required', 'Token required: partner_auth_key (the key the operator issued to the partner)');
     const partner = await verify(key);
-    if (partner === undefined) throw new WalletApiError('303', 'Token invalid: partner_auth_key is not a valid partner key');
+    if (partner === undefined) throw new DomainError('token-invalid', 'Token invalid: partner_auth_key is not a valid partner key');
     set(request, 'partner', partner);
   };
 }
@@ -59,11 +59,11 @@ export function merchantKeyAuth<M>(
     const key = stringField(request, opts.keyField);
     const id = stringField(request, opts.idField);
     if (!key && opts.optional) return;
-    if (!id) throw new WalletApiError('201', `Wrong or missing argument: ${opts.idField} is required`);
-    if (!key) throw new WalletApiError('302', `Token required: ${opts.keyField}`);
+    if (!id) throw new DomainError('invalid', `Wrong or missing argument: ${opts.idField} is required`);
+    if (!key) throw new DomainError('token-required', `Token required: ${opts.keyField}`);
     const caller = await verify(id, key, request.callers?.partner);
     if (caller === undefined) {
-      throw new WalletApiError('303', `Token invalid: ${opts.idField} and ${opts.keyField} do not match`);
+      throw new DomainError('token-invalid', `Token invalid: ${opts.idField} and ${opts.keyField} do not match`);
     }
     set(request, opts.as ?? 'merchant', caller);
   };

@@ -2,7 +2,7 @@
 // partner status) from a JSON body or the query string (DESIGN.md section 7). Fastify never reads a GET
 // body, so this hook does, under the same size limit, and hands routes one merged field map.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { JsonSyntaxError, parseExactJson, isJsonObject } from '../money/exact-json.ts';
 
 /** A request's fields and which of them came from the query string (always strings there). */
@@ -25,9 +25,9 @@ export function parseExactFields(text: string): Record<string, unknown> {
     value = parseExactJson(text);
   } catch (err) {
     const detail = err instanceof JsonSyntaxError ? err.message : 'malformed';
-    throw new WalletApiError('201', `Wrong or missing argument: the body is not valid JSON (${detail})`);
+    throw new DomainError('invalid', `Wrong or missing argument: the body is not valid JSON (${detail})`);
   }
-  if (!isJsonObject(value)) throw new WalletApiError('201', 'Wrong or missing argument: the body must be a JSON object');
+  if (!isJsonObject(value)) throw new DomainError('invalid', 'Wrong or missing argument: the body must be a JSON object');
   return value as Record<string, unknown>;
 }
 
@@ -37,7 +37,7 @@ async function readRawBody(request: FastifyRequest, limit: number): Promise<stri
   for await (const chunk of request.raw) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += buf.length;
-    if (size > limit) throw new WalletApiError('201', `Wrong or missing argument: the request body is larger than ${limit} bytes`);
+    if (size > limit) throw new DomainError('invalid', `Wrong or missing argument: the request body is larger than ${limit} bytes`);
     chunks.push(buf);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -55,7 +55,7 @@ export function requestFields(limit: number) {
       if (text.trim() !== '') body = parseExactFields(text);
     } else if (request.body !== undefined && request.body !== null) {
       if (typeof request.body !== 'object' || Array.isArray(request.body)) {
-        throw new WalletApiError('201', 'Wrong or missing argument: the body must be a JSON object');
+        throw new DomainError('invalid', 'Wrong or missing argument: the body must be a JSON object');
       }
       body = request.body as Record<string, unknown>;
     }
@@ -63,9 +63,9 @@ export function requestFields(limit: number) {
     const fromQuery = new Set<string>();
     const query = (request.query ?? {}) as Record<string, unknown>;
     for (const [k, v] of Object.entries(query)) {
-      if (typeof v !== 'string') throw new WalletApiError('201', `Wrong or missing argument: ${k} is given more than once`);
+      if (typeof v !== 'string') throw new DomainError('invalid', `Wrong or missing argument: ${k} is given more than once`);
       if (k in body) {
-        if (body[k] !== v) throw new WalletApiError('201', `Wrong or missing argument: ${k} differs between the query and the body`);
+        if (body[k] !== v) throw new DomainError('invalid', `Wrong or missing argument: ${k} differs between the query and the body`);
         continue;
       }
       values[k] = v;

@@ -126,6 +126,13 @@ describe.each(testEngines())('bad input on %s', (engine) => {
         api_id: apiId,
         ...sealed({ api_id: apiId, local_currency: 'usd', order_amount: 10 }),
       }),
+      bad('set_addr with payload ""', '/set_addr', { api_id: apiId, payload: '' }),
+      bad('set_addr with payload "" and a client key', '/set_addr', { api_id: apiId, ...sealed({ api_id: apiId, local_currency: 'usd', order_amount: '1' }), payload: '' }),
+      bad('set_addr with a sealed payload and public_key_shared ""', '/set_addr', { api_id: apiId, ...sealed({ api_id: apiId, local_currency: 'usd', order_amount: '1' }), public_key_shared: '' }),
+      bad('set_addr with public_key_shared "" and no payload', '/set_addr', { api_id: apiId, public_key_shared: '' }),
+      bad('set_addr with a public_key_shared that is not base64', '/set_addr', { api_id: apiId, public_key_shared: 'not a key' }),
+      bad('set_addr with a public_key_shared of 16 bytes', '/set_addr', { api_id: apiId, public_key_shared: Buffer.alloc(16, 9).toString('base64') }),
+      bad('set_addr with a weak (low-order) public_key_shared', '/set_addr', { api_id: apiId, public_key_shared: Buffer.alloc(32).toString('base64') }),
       bad('set_addr with a sealed payload in btc', '/set_addr', { api_id: apiId, ...sealed({ api_id: apiId, local_currency: 'btc', order_amount: '1' }) }, '103'),
       bad('addr_info with info null', '/addr_info', { address, info: null }),
       bad('addr_info with info 7', '/addr_info', { address, info: 7 }),
@@ -159,7 +166,8 @@ describe.each(testEngines())('bad input on %s', (engine) => {
       expect: { status: 400, shape: 'problem', code: 'invalid-request' },
     });
     return [
-      op26('order_amount "10" as a string', { order_amount: '10' }),
+      // A plain decimal string ("10") is an amount (issue 33); one in exponent notation is not.
+      op26('order_amount "1e3" as a string', { order_amount: '1e3' }),
       op26('webhook_data "x"', { webhook_data: 'x' }),
       op26('webhook_data 5', { webhook_data: 5 }),
       op26('webhook_data [1,2]', { webhook_data: [1, 2] }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BTC_DECIMALS, ISO_4217_CODES, isIso4217, minorUnits } from './currencies.ts';
+import { BTC_DECIMALS, ISO_4217_CODES, isIso4217, minorUnits, orderMinorUnits } from './currencies.ts';
 
 describe('ISO 4217 table', () => {
   it('knows the minor units of zero-, two-, three- and four-decimal currencies', () => {
@@ -36,5 +36,15 @@ describe('ISO 4217 table', () => {
       expect(code).toMatch(/^[A-Z]{3}$/);
       expect([0, 2, 3, 4]).toContain(minorUnits(code));
     }
+  });
+});
+
+describe('decimals of an invoiced amount', () => {
+  it('a BTC-denominated order has 8, a SATS one none, a fiat one its ISO 4217 minor units, an unknown code throws', () => {
+    expect(orderMinorUnits('BTC')).toBe(8);
+    expect(orderMinorUnits('SATS')).toBe(0);
+    expect(orderMinorUnits('eur')).toBe(2);
+    expect(orderMinorUnits('KWD')).toBe(3);
+    expect(() => orderMinorUnits('XYZ')).toThrow(RangeError);
   });
 });

@@ -43,6 +43,17 @@ export const BTC_DECIMALS = 8;
 /** All fiat codes of the table, sorted (uppercase). */
 export const ISO_4217_CODES: readonly string[] = Object.freeze(Object.keys(ISO_4217_MINOR_UNITS).sort());
 
+/**
+ * Decimals of an amount invoiced in `code`: ISO 4217's minor units, bitcoin's 8 for a BTC-denominated order
+ * (Greenfield's "sats mode"), none for SATS. Throws on an unknown code.
+ */
+export function orderMinorUnits(code: string): number {
+  const upper = code.toUpperCase();
+  if (upper === 'BTC') return BTC_DECIMALS;
+  if (upper === 'SATS') return 0;
+  return minorUnits(upper);
+}
+
 /** True when `code` (exact uppercase) is an active, priceable ISO 4217 code. */
 export function isIso4217(code: string): boolean {
   return Object.hasOwn(ISO_4217_MINOR_UNITS, code);
@@ -59,4 +70,19 @@ export function minorUnits(code: string): number {
 /** A well-formed currency code: three ASCII letters, any case (DESIGN.md: currency codes in any case). */
 export function isCurrencyCode(value: string): boolean {
   return /^[A-Za-z]{3}$/.test(value);
+}
+
+/** Bitcoin's own names, which a client may put where a fiat code is due. */
+const BITCOIN_CODES = new Set(['BTC', 'TESTBTC', 'XBT', 'SAT', 'SATS']);
+
+/**
+ * Why an uppercase `code` is no order currency, or null. Orders are priced in fiat; a bitcoin name is answered with
+ * `whereBitcoinGoes`, the face's own words for where the bitcoin side of an order is given.
+ */
+export function orderCurrencyProblem(code: string, whereBitcoinGoes: string): string | null {
+  if (BITCOIN_CODES.has(code)) {
+    return `must be a fiat currency, a 3-letter ISO 4217 code such as "USD" or "EUR", not ${code}: orders are priced in fiat and ${whereBitcoinGoes}`;
+  }
+  if (!/^[A-Z]{3}$/.test(code) || !isIso4217(code)) return 'must be a 3-letter ISO 4217 currency code such as "USD" or "EUR"';
+  return null;
 }

@@ -30,7 +30,8 @@ export interface DecimalLimits {
 
 const DECIMAL_RE = /^(0|[1-9][0-9]*)(?:\.([0-9]+))?$/;
 const NUMBER_LITERAL_RE = /^(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
-const MAX_EXPONENT = 400;
+/** Largest exponent magnitude a number literal may have (1e400); beyond it no amount, count or id is meant. */
+export const MAX_EXPONENT = 400;
 
 /** Parses a non-negative plain decimal ("0", "12.30"); rejects signs, exponents, "NaN", ".5", "5.", leading zeros (unless allowed) and over-long input. */
 export function parseDecimal(text: string, limits: DecimalLimits = {}): Decimal {

@@ -51,6 +51,11 @@ describe('parseExactJson', () => {
     expect(() => parseExactJson(text)).toThrow(JsonSyntaxError);
   });
 
+  it('refuses a number whose exponent is beyond 400 (it has no exact decimal to read), and takes one within', () => {
+    for (const text of ['1e999', '{"a":-1E+401}', '[1e-999]', '1e99999999999999999999']) expect(() => parseExactJson(text), text).toThrow(/number out of range/);
+    expect((parseExactJson('[1e400]') as JsonNumber[])[0]!.toDecimal()).toBe(`1${'0'.repeat(400)}`);
+  });
+
   it('rejects absurd nesting instead of overflowing the stack', () => {
     expect(() => parseExactJson('['.repeat(10_000) + ']'.repeat(10_000))).toThrow(/deeply/);
   });

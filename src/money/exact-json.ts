@@ -1,7 +1,7 @@
 // A small RFC 8259 JSON parser that keeps number tokens as their source text, so a
 // provider's 50000.12 never passes through a binary float. JSON.parse cannot do this
 // on Node 20 (no reviver `context.source`).
-import { decimalFromNumberLiteral } from './decimal.ts';
+import { decimalFromNumberLiteral, MAX_EXPONENT } from './decimal.ts';
 
 /** A JSON number kept as its literal source text. */
 export class JsonNumber {
@@ -184,6 +184,10 @@ class Parser {
     if (!m) this.fail('bad number');
     const next = this.s[this.pos + m[0].length];
     if (next !== undefined && /[0-9.eE+-]/.test(next)) this.fail('bad number');
+    // Every number must be expandable to its exact decimal (JsonNumber.toDecimal): 1e999 is refused here, as
+    // malformed input, rather than throwing wherever a field is read.
+    const exp = /[eE]([+-]?[0-9]+)$/.exec(m[0]);
+    if (exp && Math.abs(Number.parseInt(exp[1]!, 10)) > MAX_EXPONENT) this.fail('number out of range');
     this.pos += m[0].length;
     return new JsonNumber(m[0]);
   }

@@ -5,6 +5,7 @@ import { BTC_DECIMALS, isIso4217, minorUnits } from './currencies.ts';
 import {
   DecimalError, type Decimal, decimalToString, divideRounded, parseDecimal, trimDecimal, unitsToString,
 } from './decimal.ts';
+import { amountRangeProblem, satsCapProblem } from './amount-bounds.ts';
 
 /** Satoshis in one bitcoin. */
 export const SATS_PER_BTC = 100_000_000n;
@@ -92,6 +93,14 @@ export function convertAmount(
     throw new ConversionError('bad-amount', err instanceof Error ? err.message : String(err));
   }
   const text = decimalToString(value);
+  // The one amount bound (amount-bounds.ts): by its text, then, for fiat, by its value in bitcoin at the rate. No
+  // dust bound: converting a small amount asks nobody to pay it.
+  const outOfRange = (problem: string | null) => {
+    if (problem !== null) throw new ConversionError('bad-amount', `amount ${trimDecimal(text)} ${src} ${problem}`);
+  };
+  outOfRange(amountRangeProblem(text, src));
+  const srcPrice = src === 'BTC' ? undefined : priceOf(src);
+  if (srcPrice !== undefined) outOfRange(satsCapProblem(fiatToSats(text, srcPrice)));
   if (src === 'BTC' && dst === 'BTC') return trimDecimal(text);
   if (src === 'BTC') return satsToFiat(satsFromBtc(text), rate(dst), dst);
   if (dst === 'BTC') return btcFromSats(fiatToSats(text, rate(src)));

@@ -10,6 +10,15 @@ import { openSealedMail } from './sealed-mail.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import { PeriodicTask } from '../core/periodic-task.ts';
 
+/** A kind of delivery a capability registers: which rows are its own, their ordering lane and how they are signed and sent. */
+export interface DeliveryKind {
+  /** True for the rows this kind delivers. */
+  owns(row: OutboxRow): boolean;
+  /** Rows of one lane go out one after the other, in the order they happened; other lanes run in parallel. */
+  lane(row: OutboxRow): string;
+  send(row: OutboxRow, now: number): Promise<AttemptOutcome>;
+}
+
 /** Worker settings. */
 export interface OutboxWorkerOptions {
   db: Db;
@@ -33,11 +42,18 @@ export class OutboxWorker {
   private running: Promise<number> | null = null;
   private readonly task: PeriodicTask;
 
+  private readonly kinds: DeliveryKind[] = [];
+
   constructor(private readonly opts: OutboxWorkerOptions) {
     this.task = new PeriodicTask(() => this.runOnce(), {
       everyMs: opts.intervalMs ?? 1000,
       onError: (err) => this.opts.log.error({ err }, 'outbox round failed'),
     });
+  }
+
+  /** Adds a delivery kind (a capability's own signer); rows no kind owns go out as plain webhooks or mail. */
+  register(kind: DeliveryKind): void {
+    this.kinds.push(kind);
   }
 
   /** Starts the delivery loop. */
@@ -66,12 +82,12 @@ export class OutboxWorker {
     this.running = (async () => {
       const now = this.opts.clock();
       const rows = await claimDueOutbox(this.opts.db, now, this.opts.batchSize ?? 20, 60_000);
-      // A Greenfield webhook receives its events one after the other, in the order they happened (as BTCPay
-      // sends them): the shop plugins act on each as it comes. Everything else goes out in parallel.
+      // A kind's lane (a Greenfield webhook) receives its events one after the other; everything else goes out in parallel.
       const lanes = new Map<string, OutboxRow[]>();
       // RETURNING does not keep the claim's order (PostgreSQL): ids are the order events happened in.
       for (const row of [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
-        const lane = row.greenfield_webhook_id === null ? `row:${row.id}` : `greenfield:${row.greenfield_webhook_id}`;
+        const kind = this.kindOf(row);
+        const lane = kind ? kind.lane(row) : `row:${row.id}`;
         lanes.set(lane, [...(lanes.get(lane) ?? []), row]);
       }
       await Promise.all(
@@ -88,11 +104,16 @@ export class OutboxWorker {
     }
   }
 
+  private kindOf(row: OutboxRow): DeliveryKind | undefined {
+    return this.kinds.find((k) => k.owns(row));
+  }
+
   private async deliver(row: OutboxRow): Promise<void> {
     const now = this.opts.clock();
     let outcome: AttemptOutcome;
-    if (row.kind === 'webhook' && row.greenfield_webhook_id !== null) {
-      outcome = await this.opts.webhooks.sendGreenfield(row.greenfield_webhook_id, row.payload_json, row.event_id);
+    const kind = this.kindOf(row);
+    if (kind) {
+      outcome = await kind.send(row, now);
     } else if (row.kind === 'webhook') {
       outcome = await this.opts.webhooks.send(row.target, row.payload_json, row.wallet_id, row.event_id, now);
     } else {

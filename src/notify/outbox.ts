@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import { plainJson } from '../money/plain-json.ts';
 
 /** One notification to deliver: a webhook POST of `payload`, or an e-mail built from it. */
 export interface OutboxEntry {
@@ -37,7 +38,7 @@ export async function enqueueNotifications(trx: Transaction<Database>, entries: 
         wallet_id: e.walletId,
         payment_id: e.paymentId,
         target: e.target,
-        payload_json: JSON.stringify(e.greenfield ? e.payload : { ...e.payload, event_id: eventId }),
+        payload_json: plainJson(e.greenfield ? e.payload : { ...e.payload, event_id: eventId }),
         state: 'pending',
         next_attempt_at: BigInt(now),
         created_at: BigInt(now),

@@ -117,6 +117,19 @@ describe('checkUrlAllowed', () => {
     expect(await checkUrlAllowed('http://[fd00::5]/', { allowPrivate: true })).toMatchObject({ ok: true, family: 6 });
   });
 
+  it('every refusal of an internal target names SATGATE_ALLOW_PRIVATE_WEBHOOKS, and whether setting it would help', async () => {
+    const reason = async (url: string, allowPrivate = false) => {
+      const r = await checkUrlAllowed(url, { allowPrivate });
+      return r.ok ? '' : r.reason;
+    };
+    for (const url of ['http://127.0.0.1:3000/hook', 'http://[::1]/', 'http://10.0.0.7/', 'http://192.168.1.20/']) {
+      expect(await reason(url), url).toContain('(set SATGATE_ALLOW_PRIVATE_WEBHOOKS=1 to allow loopback and private targets');
+    }
+    for (const url of ['http://169.254.169.254/latest', 'http://0.0.0.0/', 'http://metadata.google.internal/']) {
+      expect(await reason(url, true), url).toContain('(refused even with SATGATE_ALLOW_PRIVATE_WEBHOOKS=1)');
+    }
+  });
+
   it('localhost is resolved by the system and refused', async () => {
     expect(await checkUrlAllowed('http://localhost:8080/')).toMatchObject({ ok: false, code: 'address' });
   });

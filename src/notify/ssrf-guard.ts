@@ -136,6 +136,10 @@ export type UrlCheck =
   | { ok: true; address: string; family: 4 | 6 }
   | { ok: false; reason: string; code: 'url' | 'scheme' | 'host' | 'address' | 'dns' };
 
+// Every refusal of an internal target names the setting, so the operator knows whether it would help.
+const ALLOW_HINT = ' (set SATGATE_ALLOW_PRIVATE_WEBHOOKS=1 to allow loopback and private targets, such as a shop on this machine)';
+const NEVER = ' (refused even with SATGATE_ALLOW_PRIVATE_WEBHOOKS=1)';
+
 const systemResolve: Resolver = (host) => dns.lookup(host, { all: true, verbatim: true });
 
 /** Decides whether `url` may be called: http(s) only, and no resolved address is internal. */
@@ -151,7 +155,7 @@ export async function checkUrlAllowed(url: string | URL, options: GuardOptions =
   }
   const host = hostOf(parsed);
   if (host === '') return { ok: false, code: 'host', reason: 'URL has no host' };
-  if (METADATA_HOSTS.has(host)) return { ok: false, code: 'host', reason: `${host} is a cloud metadata host` };
+  if (METADATA_HOSTS.has(host)) return { ok: false, code: 'host', reason: `${host} is a cloud metadata host${NEVER}` };
 
   let addresses: LookupAddress[];
   if (isIP(host)) {
@@ -168,7 +172,7 @@ export async function checkUrlAllowed(url: string | URL, options: GuardOptions =
   for (const a of addresses) {
     const risk = addressRisk(a.address);
     if (risk && !(risk.privateOk && options.allowPrivate)) {
-      return { ok: false, code: 'address', reason: `${host} resolves to ${a.address}, a ${risk.reason}` };
+      return { ok: false, code: 'address', reason: `${host} resolves to ${a.address}, a ${risk.reason}${risk.privateOk ? ALLOW_HINT : NEVER}` };
     }
   }
   const first = addresses[0]!;

@@ -2,7 +2,6 @@ import type { Db } from '../db/database.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import { safePost, SafePostError } from './ssrf-guard.ts';
 import { SIGNATURE_HEADER, signWebhook } from './webhook-signature.ts';
-import { BTCPAY_SIGNATURE_HEADER, btcpaySignature } from './btcpay-signature.ts';
 
 /** The outcome of one delivery attempt. */
 export interface AttemptOutcome {
@@ -50,31 +49,8 @@ export class WebhookSender {
     return this.post(url, body, headers);
   }
 
-  /**
-   * Delivers a Greenfield webhook's event: to the webhook's current URL, signed with its secret (`BTCPay-Sig`).
-   * A deleted or disabled webhook fails the delivery for good (BTCPay drops it too), and so does a failure of a
-   * webhook without automatic redelivery: its owner redelivers by hand.
-   */
-  async sendGreenfield(webhookId: bigint, body: string, eventId: string): Promise<AttemptOutcome> {
-    const hook = await this.db.kysely
-      .selectFrom('greenfield_webhooks')
-      .select(['url', 'secret_sealed', 'enabled', 'automatic_redelivery'])
-      .where('id', '=', webhookId)
-      .executeTakeFirst();
-    if (!hook) return { ok: false, httpStatus: null, error: 'the webhook was deleted', durationMs: 0, permanent: true };
-    if (!hook.enabled) return { ok: false, httpStatus: null, error: 'the webhook is disabled', durationMs: 0, permanent: true };
-    const secret = this.masterKey.unseal(hook.secret_sealed).toString('utf8');
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': 'satgate-webhooks',
-      'x-satgate-event-id': eventId,
-      [BTCPAY_SIGNATURE_HEADER.toLowerCase()]: btcpaySignature(body, secret),
-    };
-    const outcome = await this.post(hook.url, body, headers);
-    return !outcome.ok && !hook.automatic_redelivery ? { ...outcome, permanent: true } : outcome;
-  }
-
-  private async post(url: string, body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
+  /** POSTs `body` with the given headers (a delivery kind's own signature) to a checked address; never throws. */
+  async post(url: string, body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
     const started = Date.now();
     try {
       const res = await safePost(url, body, headers, { allowPrivate: this.allowPrivate, timeoutMs: this.timeoutMs });

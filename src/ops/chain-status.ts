@@ -2,9 +2,9 @@
 // last error. Asked of the running server's GET /health (the watchers' own view, so the two never disagree);
 // when no server answers, read from the configuration and the database (what was last processed and stored),
 // with the live-only fields (server tip, lag, connection, errors) unknown.
-import { existsSync } from 'node:fs';
 import type { Config } from '../config/config.ts';
-import { dbTargetFromConfig, openDb } from '../db/database.ts';
+import type { ChainEndpoint } from '../config/chain-endpoint.ts';
+import { dbTargetFromConfig, missingDatabaseFile, openDb } from '../db/database.ts';
 import type { ChainId } from '../chain/chain-id.ts';
 import { HeaderStore } from '../chain/light/header-store.ts';
 
@@ -110,12 +110,14 @@ export async function statusFromDatabase(config: Config, url: string): Promise<S
     else if (electrum) configured.push({ chain, network, source: 'electrum', sourceUrl: withoutCredentials(electrum) });
     else if (esplora) configured.push({ chain, network, source: 'esplora', sourceUrl: withoutCredentials(esplora) });
   };
-  pick('live', 'mainnet', config.liveRpcUrl, config.liveElectrumUrl, config.liveEsploraUrl);
-  pick('test', config.testNetwork, config.testRpcUrl, config.testElectrumUrl, config.testEsploraUrl);
+  const urls = (e: ChainEndpoint | undefined) =>
+    [e && 'rpcUrl' in e ? e.rpcUrl : null, e && 'electrumUrl' in e ? e.electrumUrl : null, e && 'esploraUrl' in e ? e.esploraUrl : null] as const;
+  pick('live', 'mainnet', ...urls(config.chains.live));
+  pick('test', config.testNetwork, ...urls(config.chains.test));
   if (config.devChain) configured.push({ chain: 'test', network: 'regtest', source: 'devchain', sourceUrl: null });
 
   const target = dbTargetFromConfig(config);
-  const haveDb = target.engine === 'postgres' || existsSync(target.file);
+  const haveDb = missingDatabaseFile(target) === null;
   const db = haveDb ? openDb(target) : null;
   try {
     const chains: ChainStatus[] = [];

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import nodemailer from 'nodemailer';
 import { loadConfig, ConfigError, type Config } from '../config/config.ts';
-import { openDb, dbTargetFromConfig, type Db } from '../db/database.ts';
+import { openDb, dbTargetFromConfig, embeddedFile, missingDatabaseFile, type Db } from '../db/database.ts';
 import { readSchemaState } from '../db/schema-version.ts';
 import { createHash } from 'node:crypto';
 import { RpcClient } from '../chain/rpc-client.ts';
@@ -42,8 +42,9 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env, now = Date
   findings.push(checkDataDir(config));
   findings.push(checkMasterKey(config));
   const target = dbTargetFromConfig(config);
-  if (target.engine === 'sqlite' && !existsSync(target.file)) {
-    findings.push({ check: 'database', verdict: 'fail', detail: `no database at ${target.file}: start satgate once or run "satgate db migrate"` });
+  const missing = missingDatabaseFile(target);
+  if (missing !== null) {
+    findings.push({ check: 'database', verdict: 'fail', detail: `no database at ${missing}: start satgate once or run "satgate db migrate"` });
   } else {
     const db = openDb(target);
     try {
@@ -68,12 +69,12 @@ function checkDataDir(config: Config): Finding {
   const m = mode(config.dataDir);
   if (m & 0o002) return { check, verdict: 'fail', detail: `${config.dataDir} is writable by every user (mode ${m.toString(8)}): chmod 700 it` };
   if (config.databaseUrl === null) {
-    const file = dbTargetFromConfig(config);
-    if (file.engine === 'sqlite' && existsSync(file.file) && mode(file.file) & 0o077) {
+    const file = embeddedFile(dbTargetFromConfig(config));
+    if (file !== null && existsSync(file) && mode(file) & 0o077) {
       return {
         check,
         verdict: 'fail',
-        detail: `${file.file} has mode ${mode(file.file).toString(8)}: other users can read sealed keys, token hashes and e-mail addresses; chmod 600 it (and its -wal/-shm files)`,
+        detail: `${file} has mode ${mode(file).toString(8)}: other users can read sealed keys, token hashes and e-mail addresses; chmod 600 it (and its -wal/-shm files)`,
       };
     }
   }
@@ -134,13 +135,14 @@ async function checkDatabase(db: Db, config: Config, now: number): Promise<Findi
 
 async function checkChains(config: Config, now: number): Promise<Finding[]> {
   const sources: { mode: 'live' | 'test'; url: string; expected: string }[] = [];
-  if (config.liveRpcUrl) sources.push({ mode: 'live', url: config.liveRpcUrl, expected: CHAIN_NAMES.live! });
-  if (config.testRpcUrl) sources.push({ mode: 'test', url: config.testRpcUrl, expected: CHAIN_NAMES[config.testNetwork]! });
-  const light: { mode: 'live' | 'test'; kind: 'electrum' | 'esplora'; url: string; network: Network }[] = [];
-  if (config.liveElectrumUrl) light.push({ mode: 'live', kind: 'electrum', url: config.liveElectrumUrl, network: 'mainnet' });
-  if (config.liveEsploraUrl) light.push({ mode: 'live', kind: 'esplora', url: config.liveEsploraUrl, network: 'mainnet' });
-  if (config.testElectrumUrl) light.push({ mode: 'test', kind: 'electrum', url: config.testElectrumUrl, network: config.testNetwork });
-  if (config.testEsploraUrl) light.push({ mode: 'test', kind: 'esplora', url: config.testEsploraUrl, network: config.testNetwork });
+  const { live, test } = config.chains;
+  if (live && 'rpcUrl' in live) sources.push({ mode: 'live', url: live.rpcUrl, expected: CHAIN_NAMES.live! });
+  if (test && 'rpcUrl' in test) sources.push({ mode: 'test', url: test.rpcUrl, expected: CHAIN_NAMES[config.testNetwork]! });
+  const light: LightProbe[] = [];
+  if (live && 'electrumUrl' in live) light.push({ mode: 'live', kind: 'electrum', url: live.electrumUrl, network: 'mainnet', proxy: live.proxy ?? null });
+  if (live && 'esploraUrl' in live) light.push({ mode: 'live', kind: 'esplora', url: live.esploraUrl, network: 'mainnet', proxy: null });
+  if (test && 'electrumUrl' in test) light.push({ mode: 'test', kind: 'electrum', url: test.electrumUrl, network: config.testNetwork, proxy: test.proxy ?? null });
+  if (test && 'esploraUrl' in test) light.push({ mode: 'test', kind: 'esplora', url: test.esploraUrl, network: config.testNetwork, proxy: null });
   if (sources.length === 0 && light.length === 0) {
     return [
       devChainInstalled()
@@ -175,14 +177,23 @@ async function checkChains(config: Config, now: number): Promise<Finding[]> {
  * A light source: reachable, and on the configured network (the header at the network's checkpoint height hashes
  * to the checkpoint). Proof of work and Merkle proofs are checked while the server runs and reported in /health.
  */
-async function checkLightSource(config: Config, s: { mode: 'live' | 'test'; kind: 'electrum' | 'esplora'; url: string; network: Network }): Promise<Finding> {
+/** A configured light source to probe; `proxy` is SATGATE_PROXY, for an Electrum server. */
+interface LightProbe {
+  mode: 'live' | 'test';
+  kind: 'electrum' | 'esplora';
+  url: string;
+  network: Network;
+  proxy: string | null;
+}
+
+async function checkLightSource(config: Config, s: LightProbe): Promise<Finding> {
   const check = `chain ${s.mode}`;
   const label = s.kind === 'electrum' ? 'Electrum server' : 'Esplora API';
   let backend: LightBackend | undefined;
   try {
     backend =
       s.kind === 'electrum'
-        ? new ElectrumBackend({ endpoint: parseElectrumUrl(s.url), proxy: config.proxy ? parseProxyUrl(config.proxy) : null, timeoutMs: PROBE_TIMEOUT_MS })
+        ? new ElectrumBackend({ endpoint: parseElectrumUrl(s.url), proxy: s.proxy ? parseProxyUrl(s.proxy) : null, timeoutMs: PROBE_TIMEOUT_MS })
         : new EsploraBackend({ url: s.url, timeoutMs: PROBE_TIMEOUT_MS, tipCacheMs: 0 });
     const probe = backend;
     const { checkpoint } = headerRules(s.network);

@@ -51,4 +51,12 @@ describe('the payment form page HTML', () => {
     expect(renderFormPage(view({ ask_email: true }), { now: 0 })).toContain('id="user-email"');
     expect(renderFormPage(view({ ask_email: false }), { now: 0 })).not.toContain('id="user-email"');
   });
+
+  it('offers "E-mail me a receipt" with the e-mail field, unchecked by default, and not without it', () => {
+    const html = renderFormPage(view({ ask_email: true }), { now: 0 });
+    expect(html).toMatch(/<input id="receipt-consent" name="receipt" type="checkbox">\s*<label for="receipt-consent">E-mail me a receipt<\/label>/);
+    expect(html).not.toMatch(/id="receipt-consent"[^>]*checked/);
+    expect(html.indexOf('id="user-email"')).toBeLessThan(html.indexOf('id="receipt-consent"'));
+    expect(renderFormPage(view({ ask_email: false }), { now: 0 })).not.toContain('receipt-consent');
+  });
 });

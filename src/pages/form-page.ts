@@ -4,6 +4,7 @@
 // its state from a JSON data block, submits the fields and polls the state without reloading.
 import { escapeHtml as e, jsonForScript, safeHttpUrl } from './html.ts';
 import { countdownText, documentHtml, DEFAULT_ASSET_URLS, type PageAssetUrls } from './payment-page.ts';
+import { fiatForDisplay } from '../money/fiat-display.ts';
 
 /** A payer field as the page shows it. */
 export interface FormPageField {
@@ -14,7 +15,7 @@ export interface FormPageField {
   value: string;
 }
 
-/** What the page needs (the form service's page state). */
+/** What the page needs: the form service's page state (src/forms/form-service.ts) extends it. */
 export interface FormPageView {
   token: string;
   phase: 'fields' | 'pay' | 'partly' | 'partly-expired' | 'paid' | 'expired';
@@ -26,6 +27,7 @@ export interface FormPageView {
   order_currency: string;
   crypto_currency: string;
   address: string;
+  /** Sats still to send in the current lock period, in BTC ("0" when nothing is due). */
   crypto_amount_due: string;
   exchange_rate: string;
   expires_ms: number;
@@ -56,6 +58,7 @@ export const FORM_COPY = {
   },
   optionalPrefix: '(Optional) ',
   emailLabel: 'Your e-mail address',
+  receiptConsent: 'E-mail me a receipt',
   expired: 'expired',
   copied: 'Copied.',
   copyFallback: 'Selected: press Ctrl+C (or long-press and choose Copy) to copy.',
@@ -101,8 +104,10 @@ export function renderFormPage(v: FormPageView, opts: FormPageOptions): string {
       return `<div><label for="${id}">${e(label)}</label>${control}</div>`;
     })
     .join('\n      ');
+  // Consent to a receipt sits with the e-mail field it is sent to, unchecked: nothing is mailed unless the payer asks.
   const email = v.ask_email
-    ? `<div><label for="user-email">${e(FORM_COPY.emailLabel)}</label><input id="user-email" name="user_email" type="email" maxlength="254" autocomplete="email" required></div>`
+    ? `<div><label for="user-email">${e(FORM_COPY.emailLabel)}</label><input id="user-email" name="user_email" type="email" maxlength="254" autocomplete="email" required></div>
+      <div class="consent"><input id="receipt-consent" name="receipt" type="checkbox"> <label for="receipt-consent">${e(FORM_COPY.receiptConsent)}</label></div>`
     : '';
 
   const body = `<main class="card" id="form" data-phase="${e(v.phase)}">
@@ -111,7 +116,7 @@ export function renderFormPage(v: FormPageView, opts: FormPageOptions): string {
     <h1 id="site-name">${site}</h1>
   </header>
   <dl class="order">
-    <div><dt>Order total</dt><dd><span id="order-amount">${e(v.order_amount)}</span> <span id="order-currency">${e(v.order_currency)}</span></dd></div>
+    <div><dt>Order total</dt><dd><span id="order-amount">${e(fiatForDisplay(v.order_amount, v.order_currency))}</span> <span id="order-currency">${e(v.order_currency)}</span></dd></div>
     <div><dt>Order</dt><dd><code id="order-id">${e(v.order_id)}</code></dd></div>
   </dl>
   <section class="status" aria-labelledby="status-headline">

@@ -1,6 +1,8 @@
 // Every sentence the hosted payment page shows about the payment's state, in one place.
 // The server renders them and hands them to the browser script (as data), so both speak alike.
 // Placeholders in braces are filled with numbers and currency codes only, never with merchant text.
+import { messagesFor, type Messages } from './messages.ts';
+import { DEFAULT_LANGUAGE } from './locales/index.ts';
 
 /** What the payer is looking at: the status, refined by whether the guaranteed amount has expired. */
 export type PagePhase =
@@ -28,59 +30,81 @@ export interface PageCopy {
   copied: string;
   copyFallback: string;
   offline: string;
+  /** The bitcoin: link's text (opens the payer's wallet app on the same device). */
+  openInWallet: string;
+  /** The badge of a payment in test coins (testnet, signet, regtest). */
+  testBadge: string;
+  /** What has been received once funds are seen; {paid_crypto} is a plain decimal. */
+  paid: string;
+  /** The label of the transaction list and each transaction's copy button. */
+  transactions: string;
+  copyTxid: string;
+  /** The QR code's text alternative; {amount}, {crypto_currency} and {address} are filled by the script. */
+  qrAlt: string;
+}
+
+/** Minutes a first confirmation usually takes, as the page tells the payer. */
+const CONFIRMATION_MINUTES = 10;
+
+/**
+ * The copy of the hosted payment page in `m`'s language. Placeholders the browser script fills stay `{name}`
+ * in the result (they are formatted with their own names), so the script needs no message parser.
+ */
+export function pageCopy(m: Messages): PageCopy {
+  const keep = (...names: string[]) => Object.fromEntries(names.map((n) => [n, `{${n}}`]));
+  const missing = keep('missing_order', 'order_currency');
+  const extra = { ...keep('extra_order', 'order_currency'), minutes: CONFIRMATION_MINUTES };
+  return {
+    headlines: {
+      unpaid: m.t('payment.headline.waitingForPayment'),
+      'unpaid-expired': m.t('payment.headline.guaranteedAmountExpired'),
+      'unconfirmed-less': m.t('payment.headline.seenButNotEnough'),
+      'unconfirmed-less-expired': m.t('payment.headline.seenButNotEnough'),
+      'confirmed-less': m.t('payment.headline.confirmedButNotEnough'),
+      'confirmed-less-expired': m.t('payment.headline.confirmedButNotEnough'),
+      unconfirmed: m.t('payment.headline.paidWaitingForConfirmation'),
+      'unconfirmed-more': m.t('payment.headline.paidTooMuchWaitingForConfirmation'),
+      confirmed: m.t('payment.headline.paidConfirmed'),
+      'confirmed-more': m.t('payment.headline.paidTooMuchConfirmed'),
+      invalid: m.t('payment.headline.requestNoLongerValid'),
+    },
+    details: {
+      unpaid: m.t('payment.detail.sendAmountGuaranteedUntilCountdownEnds'),
+      'unpaid-expired': m.t('payment.detail.nothingReceivedStillPayIndicative'),
+      'unconfirmed-less': m.t('payment.detail.stillMissingSendRemaining', missing),
+      'unconfirmed-less-expired': m.t('payment.detail.stillMissingSendIndicativeRemaining', missing),
+      'confirmed-less': m.t('payment.detail.stillMissingSendRemaining', missing),
+      'confirmed-less-expired': m.t('payment.detail.stillMissingSendIndicativeRemaining', missing),
+      unconfirmed: m.t('payment.detail.seenFinalOnceConfirmed', { minutes: CONFIRMATION_MINUTES }),
+      'unconfirmed-more': m.t('payment.detail.sentMoreFinalOnceConfirmed', extra),
+      confirmed: m.t('payment.detail.thankYouConfirmed'),
+      'confirmed-more': m.t('payment.detail.thankYouConfirmedSentMore', keep('extra_order', 'order_currency')),
+      invalid: m.t('payment.detail.doNotSendReturnToShop'),
+    },
+    amountLabels: {
+      due: m.t('common.amountToSend'),
+      remaining: m.t('common.remainingAmountToSend'),
+      indicative: m.t('common.indicativeAmountToSend'),
+      indicativeRemaining: m.t('common.indicativeRemainingAmountToSend'),
+    },
+    indicative: m.t('payment.indicativeAtCurrentRate', keep('rate', 'order_currency', 'crypto_currency')),
+    fetchingIndicative: m.t('payment.fetchingIndicativeAmount'),
+    indicativeUnavailable: m.t('payment.noRateTryingAgain'),
+    expired: m.t('common.countdownExpired'),
+    copied: m.t('common.copied'),
+    copyFallback: m.t('common.copySelectedPressCtrlC'),
+    offline: m.t('common.serverUnreachableRetrying'),
+    openInWallet: m.t('common.openInWallet'),
+    testBadge: m.t('payment.testPaymentBadge'),
+    paid: m.t('payment.paidAmount', keep('paid_crypto', 'crypto_currency')),
+    transactions: m.t('payment.transactionIds'),
+    copyTxid: m.t('payment.copyTransactionId'),
+    qrAlt: m.t('common.qrCodeAlt', keep('amount', 'crypto_currency', 'address')),
+  };
 }
 
 /** The English copy of the hosted payment page. */
-export const PAGE_COPY: PageCopy = {
-  headlines: {
-    unpaid: 'Waiting for your payment',
-    'unpaid-expired': 'The guaranteed amount has expired',
-    'unconfirmed-less': 'Payment seen, but it is not enough',
-    'unconfirmed-less-expired': 'Payment seen, but it is not enough',
-    'confirmed-less': 'Payment confirmed, but it is not enough',
-    'confirmed-less-expired': 'Payment confirmed, but it is not enough',
-    unconfirmed: 'Paid: waiting for confirmation',
-    'unconfirmed-more': 'Paid too much: waiting for confirmation',
-    confirmed: 'Paid: payment confirmed',
-    'confirmed-more': 'Paid too much: payment confirmed',
-    invalid: 'This payment request is no longer valid',
-  },
-  details: {
-    unpaid: 'Send the amount below to the address below. The amount is guaranteed until the countdown ends.',
-    'unpaid-expired':
-      'Nothing was received while the amount was guaranteed. You can still pay: send the fresh indicative amount below to the same address.',
-    'unconfirmed-less':
-      'Still missing: {missing_order} {order_currency}. Send the remaining amount below to the same address.',
-    'unconfirmed-less-expired':
-      'Still missing: {missing_order} {order_currency}. Send the indicative remaining amount below to the same address.',
-    'confirmed-less':
-      'Still missing: {missing_order} {order_currency}. Send the remaining amount below to the same address.',
-    'confirmed-less-expired':
-      'Still missing: {missing_order} {order_currency}. Send the indicative remaining amount below to the same address.',
-    unconfirmed:
-      'Your payment has been seen on the network. It is final once confirmed, usually within 10 minutes; the shop is told automatically.',
-    'unconfirmed-more':
-      'You sent {extra_order} {order_currency} more than the amount due; contact the shop about the difference. The payment is final once confirmed, usually within 10 minutes.',
-    confirmed: 'Thank you. Your payment is confirmed and the shop has been told.',
-    'confirmed-more':
-      'Thank you. Your payment is confirmed. You sent {extra_order} {order_currency} more than the amount due; contact the shop about the difference.',
-    invalid: 'Do not send any funds for this request. Return to the shop to start a new payment.',
-  },
-  amountLabels: {
-    due: 'Amount to send',
-    remaining: 'Remaining amount to send',
-    indicative: 'Indicative amount to send',
-    indicativeRemaining: 'Indicative remaining amount to send',
-  },
-  indicative:
-    'At the current rate of {rate} {order_currency} per {crypto_currency}. This amount is indicative, not guaranteed: funds are valued at the rate of the moment they are first seen.',
-  fetchingIndicative: 'Fetching a fresh indicative amount…',
-  indicativeUnavailable: 'No current rate is available right now; trying again shortly.',
-  expired: 'expired',
-  copied: 'Copied.',
-  copyFallback: 'Selected: press Ctrl+C (or long-press and choose Copy) to copy.',
-  offline: 'Cannot reach the server right now; retrying…',
-};
+export const PAGE_COPY: PageCopy = pageCopy(messagesFor(DEFAULT_LANGUAGE));
 
 /** Fills `{name}` placeholders from `values`; unknown names are left as they are. */
 export function fillCopy(template: string, values: Record<string, string>): string {

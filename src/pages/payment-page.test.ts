@@ -1,10 +1,12 @@
 import { describe, it, expect, afterAll } from 'vitest';
 import { readFileSync } from 'node:fs';
+import { runInNewContext } from 'node:vm';
 import Fastify from 'fastify';
 import { countdownText, renderNotFoundPage, renderPaymentPage, type PaymentPageData } from './payment-page.ts';
 import { escapeHtml, jsonForScript, safeHttpUrl } from './html.ts';
 import { PAGE_CSP } from './page-headers.ts';
 import { pageRoutes } from './routes.ts';
+import { loadPageAssets } from './page-assets.ts';
 
 const NOW = Date.parse('2026-01-01T12:00:00Z');
 
@@ -69,7 +71,7 @@ describe('escaping merchant input', () => {
     expect(scripts).toEqual([expect.stringMatching(/^src="\/pay\/assets\/page\.js[^"]*" defer$/), 'type="application/json" id="page-data"']);
     expect(html).not.toMatch(/\sstyle=/);
     expect(html).not.toMatch(/<[^>]+\son[a-z]+=/i);
-    expect(html).toContain('<html lang="en">');
+    expect(html).toContain('<html lang="en" dir="ltr">');
     expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
   });
 
@@ -77,6 +79,21 @@ describe('escaping merchant input', () => {
     const js = readFileSync(new URL('./assets/page.js', import.meta.url), 'utf8');
     expect(js).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/);
     expect(js).toContain('textContent');
+  });
+
+  it('the shared browser helpers (common.js) write text only and count down as the server does', () => {
+    const js = readFileSync(new URL('./assets/common.js', import.meta.url), 'utf8');
+    expect(js).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/);
+    const helpers = runInNewContext(`${js}\nsatgatePage`, {}) as { countdownText(ms: number, expired: string): string };
+    for (const ms of [900_000, 61_001, 3_600_000 + 5_000, 0, -5]) expect(helpers.countdownText(ms, 'expired')).toBe(countdownText(ms));
+  });
+
+  it('page.js and form.js are served with common.js in front, so each page still loads one script', () => {
+    const read = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
+    const { files } = loadPageAssets();
+    for (const name of ['page.js', 'form.js']) expect(files.get(name)?.body.toString('utf8')).toBe(read('common.js') + read(name));
+    expect(files.get('refund.js')?.body.toString('utf8')).toBe(read('refund.js'));
+    expect(files.has('common.js')).toBe(false);
   });
 });
 
@@ -104,7 +121,7 @@ describe('merchant links', () => {
     expect(hrefOf(unpaid, 'cancel-link')).toBe('https://shop.example/cart');
     expect(unpaid).toMatch(/<a id="success-link"[^>]*hidden>/);
     const paid = render({ status: 'unconfirmed', amounts: { ...record().amounts, unconfirmed_crypto_amount: '0.0005', unconfirmed_order_amount: '25.00' } });
-    expect(paid).toMatch(/<a id="success-link" class="button" href="https:\/\/shop\.example\/thanks\?order=1">Continue to Corner Shop<\/a>/);
+    expect(paid).toMatch(/<a id="success-link" class="button" href="https:\/\/shop\.example\/thanks\?order=1">Continue to <bdi>Corner Shop<\/bdi><\/a>/);
     expect(paid).toMatch(/<a id="cancel-link"[^>]*hidden>/);
   });
 });
@@ -112,13 +129,47 @@ describe('merchant links', () => {
 describe('payment content', () => {
   it('shows the site name, order amount, crypto amount, address, QR image and countdown', () => {
     const html = render();
-    expect(html).toContain('<h1 id="site-name">Corner Shop</h1>');
+    expect(html).toContain('<h1 id="site-name"><bdi>Corner Shop</bdi></h1>');
     expect(html).toContain('<span id="order-amount">25.00</span> <span id="order-currency">USD</span>');
     expect(html).toContain('<code id="crypto-amount">0.00050000</code>');
     expect(html).toContain('<code id="crypto-address" class="address">tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx</code>');
     expect(html).toContain('src="/api/v1/payment/PAY123/qrcode?width=512"');
-    expect(html).toContain('<span id="countdown" role="timer">15:00</span>');
+    expect(html).toContain('<span id="countdown" role="timer" dir="ltr">15:00</span>');
     expect(html).toMatch(/role="status" aria-live="polite"/);
+  });
+
+  it('a wallet without an account name gets a neutral wording, never "Payment to" with nothing after it', () => {
+    const html = render({ site_name: '' });
+    expect(html).toContain('<title>Bitcoin payment</title>');
+    expect(html).toContain('<h1 id="site-name">Bitcoin payment</h1>');
+    expect(html).not.toMatch(/Payment to\s*</);
+    expect(html).toMatch(/>Cancel and return to the shop<\/a>/);
+    const paid = render({ site_name: '   ', status: 'confirmed' });
+    expect(paid).toMatch(/>Continue to the shop<\/a>/);
+    expect(paid).not.toMatch(/Continue to \s*</);
+  });
+
+  it('shows the order total with its currency\'s minor units, and hands them to the script', () => {
+    const html = render({ order_amount: '49.9', order_currency: 'EUR' });
+    expect(html).toContain('<span id="order-amount">49.90</span> <span id="order-currency">EUR</span>');
+    expect(html).toContain('"order_minor_units":2');
+    expect(render({ order_amount: '1500', order_currency: 'JPY' })).toContain('<span id="order-amount">1500</span>');
+  });
+
+  it('offers "Open in wallet": a bitcoin: link with the address, the amount to send and the shop as label', () => {
+    const html = render();
+    expect(hrefOf(html, 'wallet-link')).toBe('bitcoin:tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx?amount=0.00050000&amp;label=Corner%20Shop');
+    expect(html).toMatch(/<a id="wallet-link" class="button" href="[^"]*">Open in wallet<\/a>/);
+    // Too little paid: the link asks for what is missing; without a name, no label.
+    const less = render({ site_name: '', status: 'unconfirmed-less', amounts: { ...record().amounts, unconfirmed_crypto_amount: '0.0003', unconfirmed_order_amount: '15.00' } });
+    expect(hrefOf(less, 'wallet-link')).toBe('bitcoin:tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx?amount=0.00020000');
+    // No guaranteed amount (expired): no link to pay an amount that no longer holds.
+    expect(render({ expiry_date: '2026-01-01T11:00:00Z' })).toMatch(/<a id="wallet-link"[^>]*hidden>/);
+  });
+
+  it('a test payment wears a badge saying its coins have no value; a mainnet payment does not', () => {
+    expect(render()).toContain('<p id="network-badge" class="badge">Test payment: test coins only, no real value</p>');
+    expect(render({ crypto_currency: 'BTC', crypto_address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' })).not.toContain('network-badge');
   });
 
   it('an invalid request says so and offers no address or QR code', () => {
@@ -136,6 +187,27 @@ describe('payment content', () => {
   });
 });
 
+describe('what has been received', () => {
+  const txid = '0123456789abcdef'.repeat(4);
+  it('once funds are seen, says what was paid and lists each transaction short, with the full ID to copy and no link', () => {
+    const html = render({
+      status: 'unconfirmed',
+      amounts: { ...record().amounts, unconfirmed_crypto_amount: '0.0005', unconfirmed_order_amount: '25.00' },
+      txids: [txid],
+    });
+    expect(html).toMatch(/<section id="paid" class="paid" aria-label="Payment received">/);
+    expect(html).toContain('<p id="paid-amount">Paid 0.0005 testBTC</p>');
+    expect(html).toContain(`<code id="txid-0" class="txid" dir="ltr" title="${txid}" data-full="${txid}">01234567…89abcdef</code>`);
+    expect(html).toContain('data-copy="txid-0">Copy transaction ID</button>');
+    const paid = html.slice(html.indexOf('<section id="paid"'), html.indexOf('<section id="pay"'));
+    expect(paid).not.toContain('<a ');
+  });
+
+  it('shows nothing received while nothing has been seen', () => {
+    expect(render()).toMatch(/<section id="paid" class="paid" aria-label="Payment received" hidden>/);
+  });
+});
+
 describe('page routes', async () => {
   const app = Fastify({ routerOptions: { maxParamLength: 500 } }); // as the real app
   const stored = record({ site_name: '<script>alert(1)</script>' });
@@ -145,6 +217,7 @@ describe('page routes', async () => {
       payments: {
         publicRecord: async (ref) => {
           if (ref === 'BROKEN') throw new Error('database down');
+          if (ref === 'PAID1') return { ...stored, reference: 'PAID1', txids: ['ab'.repeat(32)] };
           return ref === stored.reference ? stored : null;
         },
       },
@@ -181,6 +254,17 @@ describe('page routes', async () => {
     expect(res.statusCode).toBe(503);
     expect(res.body).toContain('Payment page unavailable');
     expect(res.body).not.toContain('database down');
+  });
+
+  it("answers the page's own received data (the txids operation 27 does not carry) as JSON, 404 when unknown", async () => {
+    const res = await app.inject('/pay/PAID1/received');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.json()).toEqual({ txids: ['ab'.repeat(32)] });
+    expect((await app.inject('/pay/PAY123/received')).json()).toEqual({ txids: [] });
+    expect((await app.inject('/pay/NOPE/received')).statusCode).toBe(404);
+    expect((await app.inject('/pay/BROKEN/received')).statusCode).toBe(503);
   });
 
   it('serves the stylesheet and script the page links to, with their types, and nothing else', async () => {

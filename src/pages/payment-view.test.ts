@@ -48,6 +48,19 @@ describe('payment view', () => {
     expect(v).toMatchObject({ amountLabel: 'Remaining amount to send', amountToSend: '0.00020000', showQr: false, showCancel: false });
   });
 
+  it('fiat amounts are said with their currency\'s minor units (49.9 EUR due, 25 paid: 24.90 EUR missing; JPY with none)', () => {
+    const eur = paymentView(input('unconfirmed-less', { unconfirmed_crypto_amount: '0.0003', unconfirmed_order_amount: '25' }, { order_amount: '49.9', order_currency: 'EUR' }), BEFORE);
+    expect(eur.detail).toContain('Still missing: 24.90 EUR.');
+    const jpy = paymentView(input('unconfirmed-less', { unconfirmed_crypto_amount: '0.0003', unconfirmed_order_amount: '1000' }, { order_amount: '1500', order_currency: 'JPY' }), BEFORE);
+    expect(jpy.detail).toContain('Still missing: 500 JPY.');
+  });
+
+  it('says what has been received once funds are seen, confirmed or not, and nothing before', () => {
+    expect(paymentView(input('unpaid'), BEFORE).paidCrypto).toBe('');
+    const v = paymentView(input('confirmed-less', { confirmed_crypto_amount: '0.0002', unconfirmed_crypto_amount: '0.00010000' }), BEFORE);
+    expect(v.paidCrypto).toBe('0.0003');
+  });
+
   it('a mix of confirmed and unconfirmed funds adds up both', () => {
     const v = paymentView(
       input('confirmed-less', {

@@ -4,7 +4,8 @@
 
 import { PAYMENT_STATUS_GROUPS, type PaymentStatus } from '../core/payment-statuses.ts';
 import { parseDecimal, unitsToString, type Decimal } from '../money/decimal.ts';
-import { PAGE_COPY, fillCopy, type PagePhase } from './page-copy.ts';
+import { PAGE_COPY, fillCopy, type PageCopy, type PagePhase } from './page-copy.ts';
+import { fiatForDisplay } from '../money/fiat-display.ts';
 
 /** Payment statuses of INTERFACE.md 3.1 that the page knows. */
 export type PageStatus = PaymentStatus;
@@ -48,14 +49,16 @@ export interface PaymentView {
   /** The full amount has been seen (confirmed or not). */
   showSuccess: boolean;
   showCancel: boolean;
+  /** The crypto received so far, confirmed or not, as a plain decimal ("" while nothing has been seen). */
+  paidCrypto: string;
 }
 
 const PAID_IN_FULL = new Set<string>(PAYMENT_STATUS_GROUPS.paidInFull);
 const LESS = new Set<string>(PAYMENT_STATUS_GROUPS.paidLess);
 const CRYPTO_SCALE = 8;
 
-/** Computes the view of `input` at `now` (epoch ms). Unknown statuses are shown as unpaid. */
-export function paymentView(input: ViewInput, now: number): PaymentView {
+/** Computes the view of `input` at `now` (epoch ms) in `copy`'s words. Unknown statuses are shown as unpaid. */
+export function paymentView(input: ViewInput, now: number, copy: PageCopy = PAGE_COPY): PaymentView {
   const expiry = Date.parse(input.expiry_date);
   const expired = Number.isFinite(expiry) && now >= expiry;
   const status = input.status;
@@ -77,10 +80,10 @@ export function paymentView(input: ViewInput, now: number): PaymentView {
   const values = {
     order_currency: input.order_currency,
     crypto_currency: input.crypto_currency,
-    missing_order: show(sub(order, paidOrder)),
-    extra_order: show(sub(paidOrder, order)),
+    missing_order: fiatForDisplay(show(sub(order, paidOrder)), input.order_currency),
+    extra_order: fiatForDisplay(show(sub(paidOrder, order)), input.order_currency),
   };
-  const labels = PAGE_COPY.amountLabels;
+  const labels = copy.amountLabels;
   let amountLabel = labels.due;
   let amountToSend = show(atScale(dec(input.crypto_amount), CRYPTO_SCALE));
   if (less) {
@@ -92,11 +95,12 @@ export function paymentView(input: ViewInput, now: number): PaymentView {
     amountToSend = '';
   }
   const showPay = (unpaid || less) && input.crypto_address !== '';
+  const received = add(dec(input.amounts.confirmed_crypto_amount), dec(input.amounts.unconfirmed_crypto_amount));
   return {
     phase,
     expired,
-    headline: PAGE_COPY.headlines[phase],
-    detail: fillCopy(PAGE_COPY.details[phase], values),
+    headline: copy.headlines[phase],
+    detail: fillCopy(copy.details[phase], values),
     amountLabel,
     amountToSend,
     showPay,
@@ -104,6 +108,7 @@ export function paymentView(input: ViewInput, now: number): PaymentView {
     showCountdown: unpaid || less,
     showSuccess: PAID_IN_FULL.has(status),
     showCancel: unpaid || status === 'invalid',
+    paidCrypto: received.units === 0n ? '' : show(trimmed(received)),
   };
 }
 
@@ -136,6 +141,16 @@ function atScale(d: Decimal, scale: number): Decimal {
   if (scale >= d.scale) return { units: d.units * 10n ** BigInt(scale - d.scale), scale };
   const f = 10n ** BigInt(d.scale - scale);
   return { units: (d.units + f - 1n) / f, scale };
+}
+
+/** Without trailing fraction zeros: "Paid 0.0005 BTC", as the payment record writes amounts. */
+function trimmed(d: Decimal): Decimal {
+  let { units, scale } = d;
+  while (scale > 0 && units % 10n === 0n) {
+    units /= 10n;
+    scale -= 1;
+  }
+  return { units, scale };
 }
 
 function show(d: Decimal): string {

@@ -3,9 +3,10 @@
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Clock } from '../core/clock.ts';
-import { renderErrorPage, renderNotFoundPage, renderPaymentPage, type PaymentPageData } from './payment-page.ts';
+import { renderErrorPage, renderNotFoundPage, renderPaymentPage, type PaymentPageData, type ReceivedData } from './payment-page.ts';
 import { PAGE_SECURITY_HEADERS } from './page-headers.ts';
 import { ASSET_PREFIX, loadPageAssets } from './page-assets.ts';
+import { requestMessages } from './request-language.ts';
 
 /** How the page finds a payment; implemented by the payments capability. */
 export interface HostedPaymentLookup {
@@ -50,21 +51,44 @@ export async function pageRoutes(app: FastifyInstance, ctx: PageRoutesContext, o
     async (request, reply) => {
       secure(reply).header('cache-control', 'no-store').type('text/html; charset=utf-8');
       const reference = request.params.payment_reference;
+      const messages = requestMessages(request, reply);
       let record: PaymentPageData | null = null;
       try {
         if (reference.length <= MAX_REFERENCE_LENGTH) record = await ctx.payments.publicRecord(reference);
       } catch (err) {
         request.log.error({ err }, 'hosted page lookup failed');
-        return reply.status(503).send(renderErrorPage(assets.urls));
+        return reply.status(503).send(renderErrorPage(assets.urls, messages));
       }
-      if (!record) return reply.status(404).send(renderNotFoundPage(assets.urls));
+      if (!record) return reply.status(404).send(renderNotFoundPage(assets.urls, messages));
       return reply.send(
         renderPaymentPage(record, {
           now: ctx.clock(),
           assets: assets.urls,
+          messages,
           ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
         }),
       );
+    },
+  );
+
+  // The page's own data beside operation 27's: the transaction IDs, which the payment record does not carry.
+  app.get<{ Params: { payment_reference: string } }>(
+    '/pay/:payment_reference/received',
+    // Not part of the documented API: the page's script is its only reader.
+    { schema: { hide: true } },
+    async (request, reply) => {
+      secure(reply).header('cache-control', 'no-store').type('application/json; charset=utf-8');
+      const reference = request.params.payment_reference;
+      let record: PaymentPageData | null = null;
+      try {
+        if (reference.length <= MAX_REFERENCE_LENGTH) record = await ctx.payments.publicRecord(reference);
+      } catch (err) {
+        request.log.error({ err }, 'hosted page lookup failed');
+        return reply.status(503).send({ error: 'unavailable' });
+      }
+      if (!record) return reply.status(404).send({ error: 'not-found' });
+      const body: ReceivedData = { txids: record.txids ?? [] };
+      return reply.send(body);
     },
   );
 }

@@ -1,5 +1,5 @@
 // Strict readers for partner and withdrawal request fields: a wrong type is an error, never coerced or trimmed.
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 
 /** A request's fields: the JSON body, or (for GET) the body merged with the query. */
 export type Fields = Record<string, unknown>;
@@ -7,7 +7,7 @@ export type Fields = Record<string, unknown>;
 /** A required string field of 1 to `max` characters (no surrounding spaces). */
 export function requiredString(fields: Fields, name: string, max = 200): string {
   const v = fields[name];
-  if (v === undefined || v === null || v === '') throw new WalletApiError('201', `Wrong or missing argument: ${name} is required`);
+  if (v === undefined || v === null || v === '') throw new DomainError('invalid', `Wrong or missing argument: ${name} is required`);
   return checkString(v, name, max);
 }
 
@@ -19,9 +19,9 @@ export function optionalString(fields: Fields, name: string, max = 200): string 
 }
 
 function checkString(v: unknown, name: string, max: number): string {
-  if (typeof v !== 'string') throw new WalletApiError('201', `Wrong or missing argument: ${name} must be a string`);
-  if (v.length > max) throw new WalletApiError('201', `Wrong or missing argument: ${name} is longer than ${max} characters`);
-  if (v.trim() !== v) throw new WalletApiError('201', `Wrong or missing argument: ${name} has leading or trailing spaces`);
+  if (typeof v !== 'string') throw new DomainError('invalid', `Wrong or missing argument: ${name} must be a string`);
+  if (v.length > max) throw new DomainError('invalid', `Wrong or missing argument: ${name} is longer than ${max} characters`);
+  if (v.trim() !== v) throw new DomainError('invalid', `Wrong or missing argument: ${name} has leading or trailing spaces`);
   return v;
 }
 
@@ -30,7 +30,7 @@ export function optionalObject(fields: Fields, name: string): Record<string, unk
   const v = fields[name];
   if (v === undefined) return undefined;
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-    throw new WalletApiError('201', `Wrong or missing argument: ${name} must be a JSON object`);
+    throw new DomainError('invalid', `Wrong or missing argument: ${name} must be a JSON object`);
   }
   return v as Record<string, unknown>;
 }
@@ -38,12 +38,12 @@ export function optionalObject(fields: Fields, name: string): Record<string, unk
 /** A required JSON object field. */
 export function requiredObject(fields: Fields, name: string): Record<string, unknown> {
   const v = optionalObject(fields, name);
-  if (v === undefined) throw new WalletApiError('201', `Wrong or missing argument: ${name} is required`);
+  if (v === undefined) throw new DomainError('invalid', `Wrong or missing argument: ${name} is required`);
   return v;
 }
 
 /** Refuses fields the operation does not know, so a misspelt one is never silently ignored. */
 export function onlyKnown(fields: Fields, known: readonly string[]): void {
   const extra = Object.keys(fields).filter((k) => !known.includes(k));
-  if (extra.length > 0) throw new WalletApiError('201', `Wrong or missing argument: unknown field(s) ${extra.join(', ')}`);
+  if (extra.length > 0) throw new DomainError('invalid', `Wrong or missing argument: unknown field(s) ${extra.join(', ')}`);
 }

@@ -2,7 +2,7 @@
 // the CLI and approves or rejects the wallet. Approval makes the wallet `active` (it may then withdraw).
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../core/clock.ts';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import { checkDocument, DocumentError } from './kyc-document.ts';
 import { onlyKnown, optionalObject, optionalString, requiredString, type Fields } from './fields.ts';
@@ -41,21 +41,21 @@ export class Kyc {
   async upload(merchant: PartnerMerchant, fields: Fields): Promise<{ merchant_api_id: string; doc_id: string }> {
     onlyKnown(fields, UPLOAD_FIELDS);
     const docId = requiredString(fields, 'doc_id', 64);
-    if (!DOC_ID.test(docId)) throw new WalletApiError('201', 'Wrong or missing argument: doc_id must be 1 to 64 of A-Z a-z 0-9 . _ -');
+    if (!DOC_ID.test(docId)) throw new DomainError('invalid', 'Wrong or missing argument: doc_id must be 1 to 64 of A-Z a-z 0-9 . _ -');
     const description = optionalString(fields, 'description', 1000) ?? '';
     const metadata = optionalObject(fields, 'metadata');
     if (metadata !== undefined && Buffer.byteLength(JSON.stringify(metadata)) > MAX_PERSONAL_JSON) {
-      throw new WalletApiError('201', `Wrong or missing argument: metadata is larger than ${MAX_PERSONAL_JSON} bytes`);
+      throw new DomainError('invalid', `Wrong or missing argument: metadata is larger than ${MAX_PERSONAL_JSON} bytes`);
     }
     const dataUrl = fields.base64;
     if (typeof dataUrl !== 'string' || dataUrl === '') {
-      throw new WalletApiError('201', 'Wrong or missing argument: base64 is required (a data URL of a PDF, PNG or JPEG document)');
+      throw new DomainError('invalid', 'Wrong or missing argument: base64 is required (a data URL of a PDF, PNG or JPEG document)');
     }
     let doc;
     try {
       doc = checkDocument(dataUrl);
     } catch (err) {
-      if (err instanceof DocumentError) throw new WalletApiError('201', `Wrong or missing argument: ${err.message}`);
+      if (err instanceof DocumentError) throw new DomainError('invalid', `Wrong or missing argument: ${err.message}`);
       throw err;
     }
     const now = this.clock();
@@ -66,7 +66,7 @@ export class Kyc {
         .where('partner_wallet_id', '=', merchant.pw.id)
         .where('doc_id', '=', docId)
         .executeTakeFirst();
-      if (dup) throw new WalletApiError('201', `Wrong or missing argument: doc_id ${docId} was already uploaded for this wallet`);
+      if (dup) throw new DomainError('invalid', `Wrong or missing argument: doc_id ${docId} was already uploaded for this wallet`);
       await trx
         .insertInto('kyc_documents')
         .values({

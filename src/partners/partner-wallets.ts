@@ -5,7 +5,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database, PartnerWalletsTable } from '../db/schema.ts';
 import type { Clock } from '../core/clock.ts';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import { constantTimeEqual, hashToken, newToken } from '../security/tokens.ts';
 import { generateNewWallet } from '../bitcoin/new-wallet.ts';
@@ -64,27 +64,27 @@ export class PartnerWallets {
     const merchantName = requiredString(fields, 'merchant_name', 200);
     const partnerMerchantId = requiredString(fields, 'partner_merchant_id', 128);
     if (!MERCHANT_ID.test(partnerMerchantId)) {
-      throw new WalletApiError('201', 'Wrong or missing argument: partner_merchant_id must be 1 to 128 visible ASCII characters');
+      throw new DomainError('invalid', 'Wrong or missing argument: partner_merchant_id must be 1 to 128 visible ASCII characters');
     }
     const contact = requiredObject(fields, 'contact');
     if (typeof contact.email !== 'string' || !isEmail(contact.email) || contact.email.trim() !== contact.email) {
-      throw new WalletApiError('308', 'Invalid e-mail address: contact.email');
+      throw new DomainError('invalid-email', 'Invalid e-mail address: contact.email');
     }
     if (typeof contact.phone !== 'string' || !E164.test(contact.phone)) {
-      throw new WalletApiError('201', 'Wrong or missing argument: contact.phone must be an E.164 number such as +4930123456');
+      throw new DomainError('invalid', 'Wrong or missing argument: contact.phone must be an E.164 number such as +4930123456');
     }
     const bankInfo = requiredObject(fields, 'bank_info');
     const metadata = optionalObject(fields, 'metadata');
     for (const [name, value] of [['contact', contact], ['bank_info', bankInfo], ['metadata', metadata]] as const) {
       if (value !== undefined && Buffer.byteLength(JSON.stringify(value)) > MAX_PERSONAL_JSON) {
-        throw new WalletApiError('201', `Wrong or missing argument: ${name} is larger than ${MAX_PERSONAL_JSON} bytes`);
+        throw new DomainError('invalid', `Wrong or missing argument: ${name} is larger than ${MAX_PERSONAL_JSON} bytes`);
       }
     }
     const currencyText = optionalString(fields, 'local_currency', 8) ?? 'USD';
     const currency = currencyText.toUpperCase();
-    if (!/^[A-Z]{3}$/.test(currency)) throw new WalletApiError('101', `Currency is not valid: local_currency ${JSON.stringify(currencyText)}`);
+    if (!/^[A-Z]{3}$/.test(currency)) throw new DomainError('invalid-currency', `Currency is not valid: local_currency ${JSON.stringify(currencyText)}`);
     if (!this.deps.isSupportedCurrency(currency)) {
-      throw new WalletApiError('103', `Currency is not supported: local_currency ${JSON.stringify(currencyText)}`);
+      throw new DomainError('unsupported-currency', `Currency is not supported: local_currency ${JSON.stringify(currencyText)}`);
     }
 
     const existing = await this.find(partner.id, partnerMerchantId);

@@ -1,4 +1,4 @@
-// Status changes of partner wallets and withdrawals, through the one transition function
+// Status changes of partner wallets (withdrawals: withdrawals/transitions.ts), through the one transition function
 // (notify/status-transition.ts): the row, the stored transition and the partner's webhook commit together in
 // the caller's transaction (saved first, delivered after).
 import type { Transaction } from 'kysely';
@@ -11,8 +11,6 @@ type Trx = Transaction<Database>;
 
 /** Partner wallet states (INTERFACE.md 3.2 plus `rejected`, which a new KYC upload turns back into `pending_kyc`). */
 export type WalletStatus = 'pending_kyc' | 'active' | 'rejected';
-/** Withdrawal states: a quote is `quoted` (or `expired`) until confirmed, then `pending`, `success` or `failed`. */
-export type WithdrawalStatus = 'quoted' | 'expired' | 'pending' | 'success' | 'failed';
 
 /** Where the webhook of a change goes: the partner's URL (if any), signed with the merchant wallet's secret. */
 export interface WebhookTarget {
@@ -20,7 +18,8 @@ export interface WebhookTarget {
   walletId: bigint;
 }
 
-function webhook(target: WebhookTarget, payload: Record<string, unknown>): OutboxEntry[] {
+/** The outbox entry of a change's webhook: none when the partner has no URL. */
+export function webhook(target: WebhookTarget, payload: Record<string, unknown>): OutboxEntry[] {
   return target.url ? [{ kind: 'webhook', target: target.url, payload, walletId: target.walletId, paymentId: null }] : [];
 }
 
@@ -44,31 +43,6 @@ export async function transitionWallet(
     trx,
     { table: 'partner_wallet_transitions', recordId: walletRowId, from: current.wallet_status, to, cause, at: now },
     webhook(event.webhook, { event: 'partner_merchant_wallet', ...event.payload, wallet_status: to, status_date: isoUtc(now) }),
-  );
-  return true;
-}
-
-/** Moves a withdrawal to `to` (with optional columns), stores the transition and queues the webhook. */
-export async function transitionWithdrawal(
-  trx: Trx,
-  id: bigint,
-  to: WithdrawalStatus,
-  cause: string,
-  now: number,
-  event: { webhook: WebhookTarget; payload: Record<string, unknown> },
-  changes: { failure_reason?: string | null; txid?: string | null; confirmed_at?: bigint | null } = {},
-): Promise<boolean> {
-  const current = await trx.selectFrom('withdrawals').select('status').where('id', '=', id).executeTakeFirstOrThrow();
-  if (current.status === to) return false;
-  await trx
-    .updateTable('withdrawals')
-    .set({ status: to, status_at: BigInt(now), ...changes })
-    .where('id', '=', id)
-    .execute();
-  await recordTransition(
-    trx,
-    { table: 'withdrawal_transitions', recordId: id, from: current.status, to, cause, at: now },
-    webhook(event.webhook, { event: 'withdrawal', ...event.payload, withdrawal_status: to, status_date: isoUtc(now) }),
   );
   return true;
 }

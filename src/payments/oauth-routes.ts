@@ -9,7 +9,7 @@ export async function oauthRoutes(app: FastifyInstance, oauth: OAuthClients): Pr
     '/oauth/token',
     {
       schema: {
-        summary: 'OAuth 2.0 access token (client credentials grant) for payment API v1 operation 26',
+        summary: 'OAuth 2.0 access token (client credentials grant) for creating payment requests (POST /api/v1/payment/request)',
         tags: ['payment API v1'],
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
       },

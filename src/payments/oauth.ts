@@ -4,28 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { findBearer, findClientWallet, type BearerRow } from '../db/bearer-reads.ts';
 import type { WalletsTable } from '../db/schema.ts';
 import type { Clock } from '../core/clock.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import { constantTimeEqual, hashToken, newToken } from '../security/tokens.ts';
 import { ensureWebhookSecret, newWebhookSecret } from './webhook-secrets.ts';
 import type { BearerCheck } from '../http/oauth-bearer.ts';
-
-// The two lookups of every creation, as the query builder writes them: SQLite's reader runs them as they are,
-// PostgreSQL as named statements.
-const BEARER_SQL =
-  'select t.client_id, t.expires_at, c.revoked_at from oauth_tokens t join oauth_clients c on c.id = t.client_id where t.token_hash = ?';
-const BEARER_SQL_PG = BEARER_SQL.replace('?', '$1');
-const WALLET_FOR_SQL =
-  'select w.*, b.client_id as bound_client from wallets w left join oauth_client_wallets b on b.wallet_id = w.id and b.client_id = ? where w.api_id = ?';
-const WALLET_FOR_SQL_PG = WALLET_FOR_SQL.replace('?', '$1').replace('?', '$2');
-// Both in one query, for payment creation: its hook knows the API ID from the body. No wallet column is named
-// like the token columns (a test checks), so the wallet row is what remains once they are taken off.
-const BEARER_WALLET_SQL =
-  'select w.*, t.client_id as token_client, t.expires_at as token_expires_at, c.revoked_at as client_revoked_at, b.client_id as bound_client ' +
-  'from oauth_tokens t join oauth_clients c on c.id = t.client_id left join wallets w on w.api_id = ? ' +
-  'left join oauth_client_wallets b on b.wallet_id = w.id and b.client_id = t.client_id where t.token_hash = ?';
-const BEARER_WALLET_SQL_PG = BEARER_WALLET_SQL.replace('?', '$1').replace('?', '$2');
 
 /** A wallet as the creation path needs it: the row, and whether the client is bound to it. */
 export interface WalletForClient {
@@ -126,63 +111,24 @@ export class OAuthClients {
     const m = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header ?? '');
     if (!header) return { ok: false, reason: 'missing' };
     if (!m) return { ok: false, reason: 'invalid' };
-    const hash = hashToken(m[1]!);
-    if (apiId !== undefined && (this.db.reader || this.db.pgNamed)) return this.checkBearerWithWallet(hash, apiId);
-    // Every authenticated request runs this: written by hand, on SQLite on the read-only connection (committed
-    // data only, so a revocation counts from its commit), on PostgreSQL as a named prepared statement.
-    type Found = { client_id: bigint; expires_at: bigint; revoked_at: bigint | null };
-    const row = this.db.reader
-      ? this.db.reader.get<Found>(BEARER_SQL, [hash])
-      : this.db.pgNamed
-      ? (await this.db.pgNamed<Found>('satgate_bearer_check', BEARER_SQL_PG, [hash]))[0]
-      : await this.db.kysely
-          .selectFrom('oauth_tokens as t')
-          .innerJoin('oauth_clients as c', 'c.id', 't.client_id')
-          .select(['t.client_id', 't.expires_at', 'c.revoked_at'])
-          .where('t.token_hash', '=', hash)
-          .executeTakeFirst();
-    return this.verdict(row);
+    // Every authenticated request runs this: one hand-written read (db/bearer-reads.ts), which for payment
+    // creation's API ID also looks the wallet up (one round trip fewer per creation on PostgreSQL).
+    const found = await findBearer(this.db, hashToken(m[1]!), apiId);
+    return found.looked ? this.verdict(found.bearer, { apiId: apiId!, found: found.wallet }) : this.verdict(found.bearer);
   }
 
-  private verdict(row: { client_id: bigint; expires_at: bigint; revoked_at: bigint | null } | undefined, looked?: LookedUpWallet): BearerCheck {
+  private verdict(row: BearerRow | undefined, looked?: LookedUpWallet): BearerCheck {
     if (!row || row.revoked_at !== null) return { ok: false, reason: 'invalid' };
     if (Number(row.expires_at) <= this.clock()) return { ok: false, reason: 'expired' };
     return looked ? { ok: true, clientRowId: row.client_id, looked } : { ok: true, clientRowId: row.client_id };
-  }
-
-  /** The token check and the creation's wallet lookup as one query (one round trip fewer per creation on PostgreSQL). */
-  private async checkBearerWithWallet(hash: string, apiId: string): Promise<BearerCheck> {
-    type Found = Selectable<WalletsTable> & { token_client: bigint; token_expires_at: bigint; client_revoked_at: bigint | null; bound_client: bigint | null };
-    const row = this.db.reader
-      ? this.db.reader.get<Found>(BEARER_WALLET_SQL, [apiId, hash])
-      : (await this.db.pgNamed!<Found>('satgate_bearer_wallet', BEARER_WALLET_SQL_PG, [apiId, hash]))[0];
-    if (!row) return this.verdict(undefined);
-    const { token_client, token_expires_at, client_revoked_at, bound_client, ...wallet } = row;
-    // A left join that found no wallet leaves every wallet column null, its id included.
-    const found = wallet.id === null ? undefined : { wallet, bound: bound_client !== null };
-    return this.verdict({ client_id: token_client, expires_at: token_expires_at, revoked_at: client_revoked_at }, { apiId, found });
   }
 
   /**
    * The wallet with this API ID and whether the client is bound to it, in one query (the creation path
    * asked for them one by one); undefined when no wallet has that API ID.
    */
-  async walletFor(clientRowId: bigint, apiId: string): Promise<WalletForClient | undefined> {
-    type Found = Selectable<WalletsTable> & { bound_client: bigint | null };
-    const row = this.db.reader
-      ? this.db.reader.get<Found>(WALLET_FOR_SQL, [clientRowId, apiId])
-      : this.db.pgNamed
-      ? (await this.db.pgNamed<Found>('satgate_wallet_for', WALLET_FOR_SQL_PG, [clientRowId, apiId]))[0]
-      : await this.db.kysely
-          .selectFrom('wallets as w')
-          .leftJoin('oauth_client_wallets as b', (join) => join.onRef('b.wallet_id', '=', 'w.id').on('b.client_id', '=', clientRowId))
-          .selectAll('w')
-          .select('b.client_id as bound_client')
-          .where('w.api_id', '=', apiId)
-          .executeTakeFirst();
-    if (!row) return undefined;
-    const { bound_client, ...wallet } = row;
-    return { wallet, bound: bound_client !== null };
+  walletFor(clientRowId: bigint, apiId: string): Promise<WalletForClient | undefined> {
+    return findClientWallet(this.db, clientRowId, apiId);
   }
 
   /** True when the client may create payments for the wallet. */

@@ -128,8 +128,12 @@ describe.each(testEngines())('payment API v1 operations 26 to 29 on %s', (engine
     expect((await t.app.inject({ method: 'GET', url })).body).toBe(before.body);
     const { kysely } = t.testDb.db;
     await kysely.updateTable('payments').set({ unconfirmed_sats: 1n, status: 'unconfirmed-less' }).where('reference', '=', created.payment_reference).execute();
-    const moved = (await t.app.inject({ method: 'GET', url })).json();
+    const movedAnswer = await t.app.inject({ method: 'GET', url });
+    const moved = movedAnswer.json();
     expect(moved).toMatchObject({ status: 'unconfirmed-less', unconfirmed_crypto_amount: 0.00000001, site_name: 'Corner Shop' });
+    // Written as a plain decimal, as the interface shows amounts (JavaScript alone would write 1e-8).
+    expect(movedAnswer.body).toContain('"unconfirmed_crypto_amount":0.00000001,');
+    expect(movedAnswer.body).not.toMatch(/[0-9]e-/);
     const wallet = await kysely.selectFrom('wallets').select(['id', 'account_name']).where('api_id', '=', apiId).executeTakeFirstOrThrow();
     await kysely.updateTable('wallets').set({ account_name: 'Renamed Shop' }).where('id', '=', wallet.id).execute();
     try {

@@ -71,6 +71,48 @@ describe.each(testEngines())('operation 26 validation on %s', (engine) => {
     expect(await fields({ order_currency: 'JPY', order_amount: 100.5 })).toEqual(['order_amount']);
   });
 
+  it('an order worth less than the dust limit is refused: 0.01 USD would ask for 20 sat (0.0000002 BTC)', async () => {
+    expect(await problems({ order_amount: 0.01 })).toEqual([
+      { field: 'order_amount', message: 'is worth 0.0000002 BTC, less than 0.00000546 BTC (546 sat), the smallest payment the Bitcoin network relays (dust limit)' },
+    ]);
+    // 0.27 USD at 50,000 USD is 540 sat; 0.28 USD is 560 sat, above the limit.
+    expect(await fields({ order_amount: 0.27 })).toEqual(['order_amount']);
+    const ok = await postPayment(t.app, token, customRequest(apiId, { order_amount: 0.28 }));
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json()).toMatchObject({ crypto_amount: 0.0000056, order_amount: 0.28 });
+    // 1e15 USD would be 20 billion BTC: refused by its digits before any rate is asked.
+    expect(await problems({ order_amount: 1e15 })).toEqual([{ field: 'order_amount', message: 'must have at most 15 digits before the decimal point' }]);
+  });
+
+  it('the order amount may be an exact decimal string; strings that are not plain decimals are refused', async () => {
+    const ok = await postPayment(t.app, token, customRequest(apiId, { order_amount: '49.90' }));
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json()).toMatchObject({ order_amount: 49.9, crypto_amount: 0.000998 });
+    for (const bad of ['1e3', ' 5', '5.', '0x10', '-5', '007', '.5', '']) {
+      const errors = await problems({ order_amount: bad });
+      expect(errors, bad).toEqual([{ field: 'order_amount', message: expect.stringMatching(/^must be a decimal number like 49\.90/) }]);
+    }
+    // The same bounds as a number: dust, digits, minor units.
+    expect(await fields({ order_amount: '0.01' })).toEqual(['order_amount']);
+    expect(await fields({ order_amount: '1000000000000000' })).toEqual(['order_amount']);
+    expect(await problems({ order_amount: '10.005' })).toEqual([{ field: 'order_amount', message: 'must have at most 2 decimal places for USD' }]);
+    // Cart amounts take the same spellings.
+    const cartOk = await postPayment(t.app, token, customRequest(apiId, { order_amount: '26.00', cart: cart({ shipping_cost: '4.99', tax_cost: '0.50' }) }));
+    expect(cartOk.statusCode, cartOk.body).toBe(200);
+    expect(await fields({ order_amount: 26, cart: cart({ tax_cost: '5e-1' }) })).toEqual(['cart.tax_cost']);
+  });
+
+  it('BTC as the order currency is answered with where bitcoin goes: orders are priced in fiat', async () => {
+    expect(await problems({ order_currency: 'BTC' })).toEqual([
+      {
+        field: 'order_currency',
+        message:
+          'must be a fiat currency, a 3-letter ISO 4217 code such as "USD" or "EUR", not BTC: orders are priced in fiat and the bitcoin amount is worked out at the exchange rate and answered as crypto_amount; "BTC" or "testBTC" goes in crypto_currency',
+      },
+    ]);
+    expect(await problems({ order_currency: 'XYZ' })).toEqual([{ field: 'order_currency', message: 'must be a 3-letter ISO 4217 currency code such as "USD" or "EUR"' }]);
+  });
+
   it('phone numbers must be E.164, payer IPs IPv4 or IPv6, e-mails and URLs well formed', async () => {
     expect(await fields({ payer_phone: '0044 20 7946 0000' })).toEqual(['payer_phone']);
     expect(await fields({ payer_phone: '+0123456' })).toEqual(['payer_phone']);

@@ -2,10 +2,12 @@
 // Amounts are exact decimals read from the JSON text; nothing here touches the database.
 import { isIP } from 'node:net';
 import type { FieldProblem } from '../core/errors.ts';
-import { isIso4217, minorUnits } from '../money/currencies.ts';
+import { minorUnits, orderCurrencyProblem } from '../money/currencies.ts';
 import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from '../money/exact-json.ts';
 import { isEmail, isHttpUrl } from '../wallets/field-rules.ts';
 import { canonicalJson } from '../money/canonical-json.ts';
+import { amountRangeProblem } from '../money/amount-bounds.ts';
+import { readAmountInput } from '../money/amount-input.ts';
 
 /** The two request types; `hosted` stands for the hosted payment page. */
 export type PaymentType = 'custom' | 'hosted';
@@ -97,7 +99,8 @@ export function checkPaymentRequest(
   let currency: string | null = null;
   if (currencyRaw !== null) {
     const upper = currencyRaw.toUpperCase();
-    if (!/^[A-Z]{3}$/.test(upper) || !isIso4217(upper)) bad('order_currency', 'must be a 3-letter ISO 4217 currency code');
+    const notFiat = orderCurrencyProblem(upper, 'the bitcoin amount is worked out at the exchange rate and answered as crypto_amount; "BTC" or "testBTC" goes in crypto_currency');
+    if (notFiat !== null) bad('order_currency', notFiat);
     else if (!isSupportedCurrency(upper)) bad('order_currency', `${upper} has no exchange rate on this service`);
     else currency = upper;
   }
@@ -164,7 +167,7 @@ function url(value: string | null, field: string, bad: (f: string, m: string) =>
   return value;
 }
 
-/** Reads a money amount (JSON number or decimal string) as a plain decimal with at most the currency's decimals. */
+/** Reads a money amount (JSON number or plain decimal string) as a plain decimal with at most the currency's decimals. */
 function amount(
   v: JsonValue | undefined,
   field: string,
@@ -173,18 +176,16 @@ function amount(
   bad: (f: string, m: string) => void,
 ): string | null {
   if (v === undefined) return bad(field, 'is required'), null;
-  let textValue: string;
-  try {
-    // INTERFACE.md documents amounts as JSON numbers: "10" is a string, refused rather than guessed at.
-    if (v instanceof JsonNumber) textValue = v.toDecimal();
-    else return bad(field, typeof v === 'string' ? 'must be a JSON number, not a string' : 'must be a number'), null;
-  } catch {
-    return bad(field, 'must be a number'), null;
-  }
+  // A JSON number or a plain decimal string ("49.90"), both read exactly; "1e3", " 5" and "5." are refused.
+  const read = readAmountInput(v);
+  if ('problem' in read) return bad(field, read.problem), null;
+  const textValue = read.decimal;
   if (textValue.startsWith('-')) return bad(field, positive ? 'must be positive' : 'must not be negative'), null;
   if (positive && /^0(\.0*)?$/.test(textValue)) return bad(field, 'must be positive'), null;
-  const [intPart = '', frac = ''] = textValue.split('.');
-  if (intPart.length > 18) return bad(field, 'is too large'), null;
+  const [, frac = ''] = textValue.split('.');
+  // Fiat only here (order_currency is an ISO code); an unknown code still gets the fiat digit bound.
+  const range = amountRangeProblem(textValue, currency ?? '');
+  if (range !== null) return bad(field, range), null;
   if (currency !== null && frac.length > minorUnits(currency)) {
     const units = minorUnits(currency);
     return bad(field, `must have at most ${units} decimal place${units === 1 ? '' : 's'} for ${currency}`), null;

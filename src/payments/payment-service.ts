@@ -4,15 +4,17 @@ import { randomBytes } from 'node:crypto';
 import type { Selectable, Transaction } from 'kysely';
 import type { Database, WalletsTable } from '../db/schema.ts';
 import { isoUtc } from '../core/clock.ts';
-import { ProblemError, WalletApiError, type FieldProblem } from '../core/errors.ts';
+import { DomainError, isRefusal, type FieldProblem } from '../core/domain-errors.ts';
 import type { RateLock } from '../rates/rates-port.ts';
 import type { ChainId } from '../chain/chain-id.ts';
 import type { JsonValue } from '../money/exact-json.ts';
-import { insertPaymentFromPool } from '../db/payment-insert.ts';
+import { createPaymentFromPool, createsFromPool, insertPaymentRow } from '../db/payment-insert.ts';
 import { refusedWebhookTarget } from '../notify/webhook-target.ts';
 import type { PaymentPageData } from '../pages/payment-page.ts';
 import { btcFromSats, fiatToSats } from '../money/money.ts';
+import { satsRangeProblem } from '../money/amount-bounds.ts';
 import { bodyHash, exactNumber } from '../money/canonical-json.ts';
+import { plainJson } from '../money/plain-json.ts';
 import { checkPaymentRequest } from './payment-request.ts';
 import { pageData, paymentRecord, type PaymentRow, type RecordContext, type StoredRequest } from './payment-record.ts';
 import type { PaymentStatusMachine } from './status-machine.ts';
@@ -20,8 +22,10 @@ import type { LookedUpWallet, OAuthClients } from './oauth.ts';
 import type { PaymentsDeps } from './payments.ts';
 import { IdempotencyError, type IdempotencyStore } from '../db/idempotency-store.ts';
 import { recordTransition } from '../notify/status-transition.ts';
+import { PAYMENT_CREATED } from '../db/transitions.ts';
 import { paymentUri, renderQrPng } from './qr-code.ts';
-import { STATUS_SQL_PG, STATUS_SQL_SQLITE_RAW, StatusBodyCache, statusRowFromRaw, statusValuesOf, type StatusRow } from './status-read.ts';
+import { StatusBodyCache, statusValuesOf } from './status-read.ts';
+import { readPaymentStatusRow } from '../db/payment-status-read.ts';
 
 /** An HTTP answer the route writes as is. */
 export interface Answer {
@@ -64,7 +68,7 @@ export interface NewPayment {
   requiredConfirmations?: number;
 }
 
-const notFound = (reference: string) => new ProblemError('not-found', `No payment with reference ${JSON.stringify(reference)}.`);
+const notFound = (reference: string) => new DomainError('not-found', `No payment with reference ${JSON.stringify(reference)}.`);
 
 /** Payment API v1, operations 26 to 29. */
 export class PaymentService {
@@ -84,15 +88,15 @@ export class PaymentService {
       const refused = await refusedWebhookTarget(checked.request.notify_url, { allowPrivate: deps.config.allowPrivateWebhooks });
       if (refused !== null) errors.push({ field: 'notify_url', message: `is not allowed: ${refused}` });
     }
-    if (!checked.ok || errors.length > 0) throw new ProblemError('invalid-request', 'The payment request has invalid fields.', errors);
+    if (!checked.ok || errors.length > 0) throw new DomainError('invalid-fields', 'The payment request has invalid fields.', errors);
     const input = checked.request;
 
     // The bearer check has usually looked the wallet up already (one query for both); otherwise ask now.
     const found = looked?.apiId === input.api_id ? looked.found : await deps.oauth.walletFor(clientRowId, input.api_id);
-    if (!found) throw new ProblemError('not-found', `No wallet with API ID ${JSON.stringify(input.api_id)}.`);
+    if (!found) throw new DomainError('not-found', `No wallet with API ID ${JSON.stringify(input.api_id)}.`);
     const { wallet } = found;
     if (!found.bound) {
-      throw new ProblemError('forbidden', 'This client is not allowed to create payments for that API ID.');
+      throw new DomainError('forbidden', 'This client is not allowed to create payments for that API ID.');
     }
 
     // The body's hash serves the idempotency record only (canonical JSON and SHA-256 of every body cost ~20 µs).
@@ -124,14 +128,14 @@ export class PaymentService {
     // No Idempotency-Key and a pooled address: the whole creation is one statement on PostgreSQL (one round
     // trip, atomic by itself), one synchronous transaction of prepared statements on SQLite (db/payment-insert.ts).
     // Otherwise, or when the pool is empty, the transaction below.
-    if (idempotencyKey === undefined && (deps.db.engine === 'postgres' || deps.db.sqliteWrite) && deps.issuer.pooled) {
+    if (idempotencyKey === undefined && createsFromPool(deps.db) && deps.issuer.pooled) {
       let lock: Omit<RateLock, 'id'>;
       try {
         lock = await deps.rates.planLock('payment_request', input.order_currency);
       } catch (err) {
         throw toProblem(err);
       }
-      const created = await insertPaymentFromPool(deps.db, {
+      const created = await createPaymentFromPool(deps.db, {
         walletId: wallet.id,
         scriptType: wallet.script_type,
         clientId: clientRowId,
@@ -141,7 +145,7 @@ export class PaymentService {
           reference: newPaymentReference(),
           type: input.type,
           cryptoCurrency: input.crypto_currency,
-          cryptoSats: fiatToSats(input.order_amount, lock.rate),
+          cryptoSats: orderSats(input.order_amount, lock.rate),
           orderCurrency: input.order_currency,
           orderAmount: input.order_amount,
           monitorUntil: now + deps.config.monitorWindowMs,
@@ -202,34 +206,32 @@ export class PaymentService {
         throw toProblem(err);
       }
     }
+    // Priced before an address is issued: an amount beyond the bound is refused with nothing claimed.
+    const cryptoSats = orderSats(spec.orderAmount, lock.rate);
     const address = await deps.issuer.issueForPayment(trx, wallet, now);
     const expiryAt = spec.expiresInMs === undefined ? lock.expiresAt : now + spec.expiresInMs;
-    const row = await trx
-      .insertInto('payments')
-      .values({
-        reference: newPaymentReference(),
-        wallet_id: wallet.id,
-        address_id: address.id,
-        client_id: spec.clientRowId,
-        type: spec.type,
-        crypto_currency: spec.cryptoCurrency,
-        crypto_sats: fiatToSats(spec.orderAmount, lock.rate),
-        order_currency: spec.orderCurrency,
-        order_amount: spec.orderAmount,
-        exchange_rate: lock.rate,
-        rate_lock_id: lock.id,
-        expiry_at: BigInt(expiryAt),
-        monitor_until: BigInt(spec.monitorUntil ?? now + deps.config.monitorWindowMs),
-        status: 'unpaid',
-        status_at: BigInt(now),
-        request_json: JSON.stringify(spec.stored),
-        created_at: BigInt(now),
-        required_confirmations: spec.requiredConfirmations === undefined ? null : BigInt(spec.requiredConfirmations),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await insertPaymentRow(trx, {
+      reference: newPaymentReference(),
+      wallet_id: wallet.id,
+      address_id: address.id,
+      client_id: spec.clientRowId,
+      type: spec.type,
+      crypto_currency: spec.cryptoCurrency,
+      crypto_sats: cryptoSats,
+      order_currency: spec.orderCurrency,
+      order_amount: spec.orderAmount,
+      exchange_rate: lock.rate,
+      rate_lock_id: lock.id,
+      expiry_at: BigInt(expiryAt),
+      monitor_until: BigInt(spec.monitorUntil ?? now + deps.config.monitorWindowMs),
+      status: 'unpaid',
+      status_at: BigInt(now),
+      request_json: JSON.stringify(spec.stored),
+      created_at: BigInt(now),
+      required_confirmations: spec.requiredConfirmations === undefined ? null : BigInt(spec.requiredConfirmations),
+    });
     // Creation is a transition like any other; it notifies no one (the shop has the answer in hand).
-    await recordTransition(trx, { table: 'payment_transitions', recordId: row.id, from: null, to: 'unpaid', cause: 'created', at: now }, []);
+    await recordTransition(trx, { table: 'payment_transitions', recordId: row.id, ...PAYMENT_CREATED, at: now }, []);
     return { row, address };
   }
 
@@ -254,22 +256,10 @@ export class PaymentService {
   /** The payment with its wallet and address; an unpaid one past its monitoring window is invalidated first. */
   async load(reference: string): Promise<{ row: PaymentRow; ctx: RecordContext; values?: readonly unknown[] } | undefined> {
     const { db, clock, machine } = this.deps;
-    // One statement for the hot path (status polling), see status-read.ts. On SQLite it runs on the read-only
-    // connection (prepared once, committed data only); on PostgreSQL as a named prepared statement.
-    const raw = db.reader?.getRaw(STATUS_SQL_SQLITE_RAW, [reference]);
-    const joined = db.reader
-      ? raw && statusRowFromRaw(raw)
-      : db.pgNamed
-        ? (await db.pgNamed<StatusRow>('satgate_status_read', STATUS_SQL_PG, [reference]))[0]
-        : await db.kysely
-          .selectFrom('payments as p')
-          .innerJoin('wallets as w', 'w.id', 'p.wallet_id')
-          .innerJoin('addresses as a', 'a.id', 'p.address_id')
-          .selectAll('p')
-          .select(['w.api_id as wallet_api_id', 'w.account_name as wallet_account_name', 'a.address as payment_address'])
-          .where('p.reference', '=', reference)
-          .executeTakeFirst();
-    if (!joined) return undefined;
+    // One hand-written statement for the hot path (status polling), see db/payment-status-read.ts.
+    const read = await readPaymentStatusRow(db, reference);
+    if (!read) return undefined;
+    const joined = read.row;
     const ctx = this.recordContext({ api_id: joined.wallet_api_id, account_name: joined.wallet_account_name }, joined.payment_address);
     const now = clock();
     if (joined.status === 'unpaid' && now >= Number(joined.monitor_until)) {
@@ -279,7 +269,7 @@ export class PaymentService {
     }
     // The joined row serves as the payment row as it is (its three extra fields are never read from it): copying
     // ~30 columns out with a rest pattern cost about 10 µs per status read.
-    return { row: joined, ctx, values: raw ?? statusValuesOf(joined) };
+    return { row: joined, ctx, values: read.raw ?? statusValuesOf(joined) };
   }
 
   /** Operation 27: the payment record with status and amounts. */
@@ -293,7 +283,7 @@ export class PaymentService {
   async statusJson(reference: string): Promise<string> {
     const found = await this.load(reference);
     if (!found) throw notFound(reference);
-    const build = () => JSON.stringify(paymentRecord(found.row, found.ctx));
+    const build = () => plainJson(paymentRecord(found.row, found.ctx));
     // A row just re-derived (its monitoring window closed) has no values read: build it, keep nothing.
     return found.values ? this.statusBodies.body(reference, found.values, build) : build();
   }
@@ -303,7 +293,7 @@ export class PaymentService {
     const found = await this.load(reference);
     if (!found) throw notFound(reference);
     if (found.row.status === 'invalid') {
-      throw new ProblemError('payment-invalid', 'This payment request is no longer valid and can no longer receive funds; it has no QR code.');
+      throw new DomainError('gone', 'This payment request is no longer valid and can no longer receive funds; it has no QR code.');
     }
     return renderQrPng(paymentUri(found.ctx.address, btcFromSats(found.row.crypto_sats)), width);
   }
@@ -324,24 +314,45 @@ export class PaymentService {
   /** The hosted page's view of a payment, or null when there is none (src/pages calls this). */
   async publicRecord(reference: string): Promise<PaymentPageData | null> {
     const found = await this.load(reference);
-    return found ? pageData(found.row, found.ctx) : null;
+    if (!found) return null;
+    // The page shows the transactions that paid it; the payment record (operation 27) does not carry them.
+    const txs = await this.deps.db.kysely
+      .selectFrom('chain_outputs as o')
+      .innerJoin('chain_txs as t', 't.id', 'o.tx_id')
+      .select('t.txid')
+      .where('o.address_id', '=', found.row.address_id)
+      .where('t.state', '!=', 'withdrawn')
+      .orderBy('o.id')
+      .execute();
+    return { ...pageData(found.row, found.ctx), txids: [...new Set(txs.map((t) => t.txid))] };
   }
 }
 
-/** Idempotency refusals as the payment API's problems. */
+/** Idempotency refusals as the catalogue's. */
 async function idempotent<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
-    if (err instanceof IdempotencyError) throw new ProblemError(err.reason === 'reused' ? 'idempotency-key-reused' : 'idempotency-key-in-use', err.message);
+    if (err instanceof IdempotencyError) throw new DomainError(err.reason === 'reused' ? 'key-reused' : 'conflict', err.message);
     throw err;
   }
 }
 
-/** Rate failures as problems: an unpriceable currency is the client's 400; unavailability stays a 503. */
+/**
+ * The order's price in satoshis at the locked rate. A fiat amount within its digits can still be worth more than all
+ * the bitcoin there is at a small rate: that is the client's invalid field (Greenfield reports it as `amount`).
+ */
+function orderSats(orderAmount: string, rate: string): bigint {
+  const sats = fiatToSats(orderAmount, rate);
+  const problem = satsRangeProblem(sats);
+  if (problem !== null) throw new DomainError('invalid-fields', 'The payment request has invalid fields.', [{ field: 'order_amount', message: problem }]);
+  return sats;
+}
+
+/** A currency the rates refuse is the request's invalid order_currency field; unavailability stays what it is. */
 function toProblem(err: unknown): unknown {
-  if (err instanceof WalletApiError) {
-    return new ProblemError('invalid-request', 'The payment request has invalid fields.', [{ field: 'order_currency', message: err.message }]);
+  if (isRefusal(err)) {
+    return new DomainError('invalid-fields', 'The payment request has invalid fields.', [{ field: 'order_currency', message: err.message }]);
   }
   return err;
 }

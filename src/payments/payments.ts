@@ -1,11 +1,11 @@
 // The payment API v1 capability as the app context holds it: OAuth clients, the payment service
 // (operations 26 to 29 and the hosted page's lookup) and the status machine wired to the chains.
-import type { Logger } from 'pino';
-import type { Db } from '../db/database.ts';
-import type { Clock } from '../core/clock.ts';
 import type { Config } from '../config/config.ts';
+import type { Kernel } from '../config/kernel.ts';
 import type { Rates } from '../rates/rates-port.ts';
 import type { ChainService } from '../chain/chain-service.ts';
+import type { ChainChangeListener } from '../chain/chain-events.ts';
+import type { Lifecycle } from '../core/lifecycle.ts';
 import type { AddressIssuer } from '../wallets/address-issuer.ts';
 import type { WalletRepository } from '../wallets/wallet-repository.ts';
 import type { PaymentPageData } from '../pages/payment-page.ts';
@@ -19,15 +19,15 @@ export interface Payments {
   oauth: OAuthClients;
   service: PaymentService;
   machine: PaymentStatusMachine;
+  /** The status machine's expiry sweep (singleton work). */
+  background: Lifecycle;
+  /** The status machine's chain listener, registered by the context first of all. */
+  onChainChange: ChainChangeListener;
   publicRecord(reference: string): Promise<PaymentPageData | null>;
 }
 
 /** What building the capability needs from the context. */
-export interface PaymentsDeps {
-  config: Pick<Config, 'publicUrl' | 'monitorWindowMs' | 'allowPrivateWebhooks'>;
-  db: Db;
-  clock: Clock;
-  log: Logger;
+export interface PaymentsDeps extends Kernel<Pick<Config, 'publicUrl' | 'monitorWindowMs' | 'allowPrivateWebhooks'>> {
   rates: Rates;
   chains: ChainService;
   issuer: AddressIssuer;
@@ -35,12 +35,18 @@ export interface PaymentsDeps {
   isSupportedCurrency(code: string): boolean;
 }
 
-/** Builds the capability and registers the status machine as a listener of every chain. */
+/** Builds the capability; the context registers its status machine as a listener of every chain. */
 export function createPayments(deps: PaymentsDeps): Payments {
-  const { config, db, clock, log, rates, chains } = deps;
+  const { config, db, clock, log, rates } = deps;
   const oauth = new OAuthClients(db, clock);
   const machine = new PaymentStatusMachine({ db, clock, log, rates, publicUrl: config.publicUrl });
-  chains.onChange(machine.onChainChange);
   const service = new PaymentService({ ...deps, oauth, machine, idempotency: new IdempotencyStore(db) });
-  return { oauth, service, machine, publicRecord: (reference) => service.publicRecord(reference) };
+  return {
+    oauth,
+    service,
+    machine,
+    background: machine,
+    onChainChange: machine.onChainChange,
+    publicRecord: (reference) => service.publicRecord(reference),
+  };
 }

@@ -7,8 +7,9 @@ const email = { maxLength: FIELD_LIMITS.email };
 
 // Operation 26's body as OpenAPI shows it, with the limits payment-request.ts enforces (one source). The route checks bodies itself (payment-request.ts), reading
 // amounts as exact decimals from the JSON text, so this schema documents the shape and validates nothing.
-const Amount = Type.Number({
-  description: 'a positive amount with at most the currency’s minor-unit decimals, as a JSON number (read exactly; a string is refused)',
+const Amount = Type.Union([Type.Number(), Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]+)?$' })], {
+  description:
+    'an amount with at most the currency’s minor-unit decimals, as a JSON number (49.9) or a string of a plain decimal ("49.90"), read exactly; "1e3", " 5" and "5." are refused',
 });
 
 const Cart = Type.Object(
@@ -34,7 +35,10 @@ export const PaymentRequestBody = Type.Object({
   api_id: Type.String({ maxLength: FIELD_LIMITS.apiId, description: 'wallet receiving the funds (live_… or test_…)' }),
   crypto_currency: Type.Union([Type.Literal('BTC'), Type.Literal('testBTC')], { description: 'BTC for live API IDs, testBTC for sandbox ones' }),
   order_currency: Type.String({ minLength: 3, maxLength: 3, description: 'ISO 4217 code with a current exchange rate' }),
-  order_amount: Amount,
+  order_amount: Type.Union([Type.Number(), Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]+)?$' })], {
+    description:
+      'positive, worth at least the dust limit (0.00000546 BTC) and at most 21,000,000 BTC at the rate; a JSON number or a plain decimal string ("49.90"), read exactly',
+  }),
   payer_id: Type.String({ ...text, description: 'unique per payer; the payer’s e-mail if there is no other ID' }),
   notify_email: Type.Optional(Type.String({ format: 'email', ...email })),
   notify_url: Type.Optional(Type.String({ ...url, description: 'webhook URL (http/https, not a loopback or private address)' })),

@@ -1,7 +1,7 @@
 // Payment API v1 routes (INTERFACE.md 4.4): operations 26 to 29 under /api/v1/payment. Errors are RFC 9457
-// problem details (the central handler writes them for every ProblemError and validation failure).
+// problem details (the payment API face, http/problem-face.ts, writes them for every refusal and validation failure).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ProblemError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import type { JsonValue } from '../money/exact-json.ts';
 import { useExactJsonBodies } from '../http/exact-json-body.ts';
 import { idempotencyKey } from '../http/idempotency-key.ts';
@@ -52,7 +52,7 @@ async function operationRoutes(app: FastifyInstance, ctx: PaymentRoutesContext):
     `${BASE}/request`,
     {
       schema: {
-        summary: 'Create a payment request (op 26); needs an OAuth 2.0 bearer token',
+        summary: 'Create a payment request; needs an OAuth 2.0 bearer token',
         tags: TAGS,
         body: PaymentRequestBody,
         security: [{ bearerAuth: [] }],
@@ -74,7 +74,7 @@ async function operationRoutes(app: FastifyInstance, ctx: PaymentRoutesContext):
 
   app.get<{ Params: { payment_reference: string } }>(
     `${BASE}/:payment_reference`,
-    { schema: { summary: 'Payment status (op 27)', tags: TAGS } },
+    { schema: { summary: 'Payment status', tags: TAGS } },
     async (request, reply) => {
       const body = await ctx.service.statusJson(request.params.payment_reference);
       return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(body);
@@ -83,14 +83,14 @@ async function operationRoutes(app: FastifyInstance, ctx: PaymentRoutesContext):
 
   app.get<{ Params: { payment_reference: string }; Querystring: { width?: string } }>(
     `${BASE}/:payment_reference/qrcode`,
-    { schema: { summary: 'QR code PNG of bitcoin:<address>?amount=<crypto_amount> (op 28)', tags: TAGS } },
+    { schema: { summary: 'QR code PNG of bitcoin:<address>?amount=<crypto_amount>', tags: TAGS } },
     async (request, reply) => {
       const raw = request.query.width;
       let width = QR_DEFAULT_WIDTH;
       if (raw !== undefined) {
         width = /^\d{1,5}$/.test(raw) ? Number.parseInt(raw, 10) : Number.NaN;
         if (!(width >= QR_MIN_WIDTH && width <= QR_MAX_WIDTH)) {
-          throw new ProblemError('invalid-request', 'The width query parameter is invalid.', [
+          throw new DomainError('invalid-fields', 'The width query parameter is invalid.', [
             { field: 'width', message: `must be a whole number of pixels from ${QR_MIN_WIDTH} to ${QR_MAX_WIDTH}` },
           ]);
         }
@@ -102,7 +102,7 @@ async function operationRoutes(app: FastifyInstance, ctx: PaymentRoutesContext):
 
   app.get<{ Params: { payment_reference: string } }>(
     `${BASE}/:payment_reference/exchange_rate`,
-    { schema: { summary: 'Indicative current exchange rate of a payment (op 29), public', tags: TAGS } },
+    { schema: { summary: 'Indicative current exchange rate of a payment, public', tags: TAGS } },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       return ctx.service.exchangeRate(request.params.payment_reference);

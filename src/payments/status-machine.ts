@@ -8,8 +8,9 @@ import type { Db } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Rates, SpotRate } from '../rates/rates-port.ts';
+import { spotAtFirstSight } from '../rates/spot-at-first-sight.ts';
 import type { ChainChange } from '../chain/chain-events.ts';
-import { BTC_DECIMALS, minorUnits } from '../money/currencies.ts';
+import { orderMinorUnits } from '../money/currencies.ts';
 import { lockRow } from '../db/row-locks.ts';
 import { recordTransition } from '../notify/status-transition.ts';
 import { confirmations } from '../wallets/address-activity.ts';
@@ -26,15 +27,9 @@ export type TransitionCause = ChainChange['cause'] | 'created' | 'monitor-window
 /** The most confirmations a single payment may ask for (Greenfield's LowSpeed). */
 export const MAX_PAYMENT_CONFIRMATIONS = 6;
 
-/** Decimals of an order currency: ISO 4217's, or bitcoin's for a BTC-denominated (Greenfield "sats mode") payment. */
-export function orderMinorUnits(currency: string): number {
-  return currency === 'BTC' ? BTC_DECIMALS : minorUnits(currency);
-}
 
 /** How often the sweeper looks for payments past their monitoring window. */
 export const SWEEP_INTERVAL_MS = 5_000;
-/** How long a spot-rate lookup inside a chain transaction may take before the locked rate is used. */
-const SPOT_TIMEOUT_MS = 2_000;
 
 /** What the status machine needs. */
 export interface StatusMachineDeps {
@@ -98,7 +93,7 @@ export class PaymentStatusMachine {
    * webhook and e-mail. Returns the payment as stored afterwards.
    */
   async rederive(trx: Trx, paymentId: bigint, cause: TransitionCause, now: number, tip?: { chain: string; height: number }): Promise<PaymentRow> {
-    await lockRow(trx, this.deps.db.engine, 'payments', paymentId);
+    await lockRow(trx, this.deps.db, 'payments', paymentId);
     const p = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
     const wallet = await trx.selectFrom('wallets').selectAll().where('id', '=', p.wallet_id).executeTakeFirstOrThrow();
     const tipHeight =
@@ -190,20 +185,7 @@ export class PaymentStatusMachine {
   private async spotAtFirstSight(currency: string): Promise<SpotRate | undefined> {
     // A BTC-denominated payment is worth its satoshis whenever they come: its rate is 1, never looked up.
     if (currency === 'BTC') return { currency, rate: '1', at: this.deps.clock() };
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        this.deps.rates.spot(currency),
-        new Promise<undefined>((resolve) => {
-          timer = setTimeout(() => resolve(undefined), SPOT_TIMEOUT_MS);
-        }),
-      ]);
-    } catch (err) {
-      this.deps.log.warn({ currency, err: err instanceof Error ? err.message : String(err) }, 'no spot rate for late funds; valued at the locked rate');
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-    }
+    return spotAtFirstSight(this.deps.rates, this.deps.log, currency);
   }
 
   /** Applies clock-driven transitions: unpaid payments past their monitoring window become invalid. */

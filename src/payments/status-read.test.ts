@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTestDb, testEngines, type TestDb } from '../../test/support/test-db.ts';
-import { PAYMENT_COLUMNS, STATUS_SQL_SQLITE_RAW, StatusBodyCache, statusRowFromRaw } from './status-read.ts';
+import { StatusBodyCache } from './status-read.ts';
+import { PAYMENT_COLUMNS, STATUS_SQL_SQLITE_RAW, statusRowFromRaw } from '../db/payment-status-read.ts';
+import { engineHandles } from '../db/database.ts';
 
 describe.each(testEngines())('the hand-written status read on %s', (engine) => {
   let testDb: TestDb;
@@ -35,7 +37,8 @@ describe('the SQLite status read in raw mode', () => {
   });
 
   it('a raw row reads back as the same payment the query builder returns', async () => {
-    const { kysely, reader } = testDb.db;
+    const { kysely } = testDb.db;
+    const { reader } = engineHandles(testDb.db);
     const wallet = await kysely
       .insertInto('wallets')
       .values({

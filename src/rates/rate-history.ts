@@ -2,7 +2,7 @@
 // the answer of the providers' historical endpoints, fetched once and stored as that day's record.
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { collectHistoricalRates } from './aggregate.ts';
 import type { RateSources } from './providers/registry.ts';
 import type { RateRecord, RateStore } from './rate-store.ts';
@@ -13,20 +13,20 @@ export const DAY_MS = 86_400_000;
 export const FIRST_BITCOIN_DAY = Date.UTC(2009, 0, 3);
 
 /**
- * Parses an `mm-dd-yyyy` date into the epoch ms of that UTC day's midnight. Throws WalletApiError 106 for a
+ * Parses an `mm-dd-yyyy` date into the epoch ms of that UTC day's midnight. Throws a `history-out-of-range` DomainError (wallet API 106) for a
  * malformed or impossible date, a day before bitcoin existed, or a day after today (UTC) at `now`.
  */
 export function parseHistoryDate(text: string, now: number): number {
   const m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(text.trim());
-  if (!m) throw new WalletApiError('106', `Date out of range: ${JSON.stringify(text)} is not a date in mm-dd-yyyy form`);
+  if (!m) throw new DomainError('history-out-of-range', `Date out of range: ${JSON.stringify(text)} is not a date in mm-dd-yyyy form`);
   const [month, day, year] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const start = Date.UTC(year, month - 1, day);
   const back = new Date(start);
   if (month < 1 || month > 12 || back.getUTCDate() !== day || back.getUTCMonth() !== month - 1) {
-    throw new WalletApiError('106', `Date out of range: ${text} is not a calendar date (mm-dd-yyyy)`);
+    throw new DomainError('history-out-of-range', `Date out of range: ${text} is not a calendar date (mm-dd-yyyy)`);
   }
-  if (start < FIRST_BITCOIN_DAY) throw new WalletApiError('106', `Date out of range: ${text} is before bitcoin existed`);
-  if (start > startOfDay(now)) throw new WalletApiError('106', `Date out of range: ${text} is in the future`);
+  if (start < FIRST_BITCOIN_DAY) throw new DomainError('history-out-of-range', `Date out of range: ${text} is before bitcoin existed`);
+  if (start > startOfDay(now)) throw new DomainError('history-out-of-range', `Date out of range: ${text} is in the future`);
   return start;
 }
 
@@ -48,7 +48,7 @@ export class RateHistory {
 
   /**
    * The record for the UTC day starting at `dayStart`: the stored one nearest noon, else (for a day before
-   * today) the providers' historical answer, stored as a record at noon of that day. Throws WalletApiError 106
+   * today) the providers' historical answer, stored as a record at noon of that day. Throws a `history-out-of-range` DomainError (106)
    * when no source knows the day.
    */
   async onDay(dayStart: number): Promise<RateRecord> {
@@ -57,7 +57,7 @@ export class RateHistory {
     if (stored) return stored;
     const day = new Date(dayStart).toISOString().slice(0, 10);
     if (dayStart >= startOfDay(this.clock())) {
-      throw new WalletApiError('106', `Date out of range: no rates have been stored yet for today (${day})`);
+      throw new DomainError('history-out-of-range', `Date out of range: no rates have been stored yet for today (${day})`);
     }
     let fetching = this.pending.get(dayStart);
     if (!fetching) {
@@ -66,7 +66,7 @@ export class RateHistory {
       this.pending.set(dayStart, fetching);
     }
     const found = await fetching;
-    if (typeof found === 'string') throw new WalletApiError('106', `Date out of range: ${found}`);
+    if (typeof found === 'string') throw new DomainError('history-out-of-range', `Date out of range: ${found}`);
     return found;
   }
 

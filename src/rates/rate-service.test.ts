@@ -4,7 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReplayServer, type ReplayServer } from '../../test/support/replay-server.ts';
 import { createTestDb, testEngines, type TestDb } from '../../test/support/test-db.ts';
 import { ConfigError, loadConfig } from '../config/config.ts';
-import { ServiceUnavailableError, WalletApiError } from '../core/errors.ts';
+import { DomainError, ServiceUnavailableError } from '../core/domain-errors.ts';
+import { walletAnswerOf } from '../http/wallet-face.ts';
 import { createRateService, type RateService } from './rate-service.ts';
 import { DAY_MS, parseHistoryDate } from './rate-history.ts';
 import { RateStore } from './rate-store.ts';
@@ -183,8 +184,8 @@ describe.each(testEngines())('rate service on %s', (engine) => {
     await s.start();
     for (const code of ['xyz', 'MOP']) {
       const err = await s.rates.spot(code).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(WalletApiError);
-      expect((err as WalletApiError).code).toBe('103');
+      expect(err).toBeInstanceOf(DomainError);
+      expect(walletAnswerOf(err as DomainError)?.code).toBe('103');
     }
     expect(await s.rates.spot('btc')).toEqual({ currency: 'BTC', rate: '1', at: T0 });
   });
@@ -266,8 +267,8 @@ describe.each(testEngines())('rate service on %s', (engine) => {
     await freshDb();
     const s = service();
     const err = await s.history.onDay(Date.UTC(2012, 0, 1)).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(WalletApiError);
-    expect((err as WalletApiError).code).toBe('106');
+    expect(err).toBeInstanceOf(DomainError);
+    expect(walletAnswerOf(err as DomainError)?.code).toBe('106');
     expect((err as Error).message).toMatch(/no provider knows that day \(coingecko: no market data for 2012-01-01\)/);
     const fileOnly = service({ SATGATE_RATE_PROVIDERS: '', SATGATE_RATES_FILE: '/nonexistent/rates.json' });
     await expect(fileOnly.history.onDay(Date.UTC(2024, 0, 2))).rejects.toThrow(/no configured provider offers history/);
@@ -281,7 +282,7 @@ describe('history dates', () => {
       parseHistoryDate(text, now);
       return 'ok';
     } catch (err) {
-      return (err as WalletApiError).code;
+      return walletAnswerOf(err as DomainError)?.code;
     }
   };
 

@@ -1,10 +1,11 @@
 // The rate refresher and what the rest of the service asks of rates: spot prices that are never stale,
 // rate locks, the live currency list, and the health of it all.
+import { DomainError } from '../core/domain-errors.ts';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import type { Db } from '../db/database.ts';
 import { isoUtc, type Clock } from '../core/clock.ts';
-import { ServiceUnavailableError, WalletApiError } from '../core/errors.ts';
+import { ServiceUnavailableError } from '../core/errors.ts';
 import type { CurrencyCatalog } from './currency-catalog.ts';
 import type { HealthReport } from '../http/health.ts';
 import { collectRates } from './aggregate.ts';
@@ -13,6 +14,7 @@ import { createRateSources, type ProviderName, type RateSources } from './provid
 import { RateHistory } from './rate-history.ts';
 import { RateStore, type RateRecord, type RecordSources } from './rate-store.ts';
 import type { RateLock, RateLockPurpose, Rates, SpotRate } from './rates-port.ts';
+import type { Lifecycle } from '../core/lifecycle.ts';
 
 /** How long a lock holds, per purpose (INTERFACE.md section 8). */
 export const LOCK_DURATION_MS: Readonly<Record<RateLockPurpose, number>> = Object.freeze({
@@ -59,6 +61,8 @@ export interface RateService {
   refreshNow(): Promise<RefreshOutcome>;
   /** Puts the latest stored rates in force (a process that is not the refresher follows the one that is). */
   loadStored(): Promise<void>;
+  /** The refresher (singleton work): `start` and `stop` above. */
+  background: Lifecycle;
 }
 
 /** Builds the rate service from the configuration: SATGATE_RATE_PROVIDERS, SATGATE_RATES_FILE, SATGATE_RATE_BASE_URLS. */
@@ -80,6 +84,7 @@ export function createRateService(deps: RateServiceDeps): RateService {
     stop: () => service.stop(),
     refreshNow: () => service.refreshNow(),
     loadStored: () => service.loadStored(),
+    background: { start: () => service.start(), stop: () => service.stop() },
   };
 }
 
@@ -117,10 +122,10 @@ class RefreshingRates implements Rates {
   async spot(currency: string, trx?: Parameters<Rates['lock']>[2]): Promise<SpotRate> {
     const code = currency.trim().toUpperCase();
     if (code === 'BTC') return { currency: 'BTC', rate: '1', at: this.clock() };
-    if (!isIso4217(code)) throw new WalletApiError('103', `Currency is not supported: ${JSON.stringify(currency)} is not a currency code`);
+    if (!isIso4217(code)) throw new DomainError('unsupported-currency', `Currency is not supported: ${JSON.stringify(currency)} is not a currency code`);
     const record = await this.requireFresh(trx);
     const rate = record.rates.get(code);
-    if (rate === undefined) throw new WalletApiError('103', `Currency is not supported: no exchange rate for ${code}`);
+    if (rate === undefined) throw new DomainError('unsupported-currency', `Currency is not supported: no exchange rate for ${code}`);
     return { currency: code, rate, at: record.at };
   }
 

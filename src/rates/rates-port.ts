@@ -28,7 +28,7 @@ export interface RateLock {
 /** What other capabilities need from exchange rates. */
 export interface Rates {
   /**
-   * The current rate for a currency. Throws WalletApiError 103 for a currency without a rate and
+   * The current rate for a currency. Throws an `unsupported-currency` DomainError (wallet API 103) for a currency without a rate and
    * ServiceUnavailableError when rates are missing or stale (never prices on old data).
    */
   spot(currency: string): Promise<SpotRate>;

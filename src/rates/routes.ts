@@ -1,7 +1,8 @@
+import { DomainError } from '../core/domain-errors.ts';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { isoUtc, type Clock } from '../core/clock.ts';
-import { ServiceUnavailableError, WalletApiError } from '../core/errors.ts';
+import { ServiceUnavailableError } from '../core/errors.ts';
 import { ok } from '../http/envelope.ts';
 import { EnvelopeFields as Envelope } from '../http/schemas.ts';
 import { isCurrencyCode, isIso4217 } from '../money/currencies.ts';
@@ -27,7 +28,7 @@ export async function rateRoutes(app: FastifyInstance, ctx: RateRoutesContext): 
     '/currencies',
     {
       schema: {
-        summary: 'Currencies with a current exchange rate (op 3)',
+        summary: 'Currencies with a current exchange rate',
         tags: ['wallet API'],
         response: { 200: Type.Object({ ...Envelope, resp: Type.Array(Type.String()) }) },
       },
@@ -45,7 +46,7 @@ export async function rateRoutes(app: FastifyInstance, ctx: RateRoutesContext): 
     '/exchange/:from/:to/:amount',
     {
       schema: {
-        summary: 'Convert an amount at the current rate (op 6); fiat to fiat goes through BTC',
+        summary: 'Convert an amount at the current rate; fiat to fiat goes through BTC',
         description:
           'The answer `amount` is an exact decimal string: BTC with up to 8 decimals (rounded up to the satoshi), ' +
           "fiat with the currency's minor-unit decimals (rounded half-up).",
@@ -55,17 +56,17 @@ export async function rateRoutes(app: FastifyInstance, ctx: RateRoutesContext): 
       },
     },
     async (request) => {
-      const from = checkCode(request.params.from, '103');
-      const to = checkCode(request.params.to, '103');
+      const from = checkCode(request.params.from, 'unsupported-currency');
+      const to = checkCode(request.params.to, 'unsupported-currency');
       const amount = request.params.amount;
       if (!isDecimal(amount, { maxIntegerDigits: 24, maxFractionDigits: 18 }) || compareDecimals(amount, '0') === 0) {
-        throw new WalletApiError('201', `Wrong or missing argument: amount ${JSON.stringify(request.params.amount)} must be a positive decimal such as 100 or 0.5`);
+        throw new DomainError('invalid', `Wrong or missing argument: amount ${JSON.stringify(request.params.amount)} must be a positive decimal such as 100 or 0.5`);
       }
       const prices = new Map<string, string>();
       for (const code of new Set([from, to])) {
         if (code !== 'BTC') prices.set(code, (await ctx.rates.spot(code)).rate);
       }
-      return ok({ amount: convert(amount, from, to, prices, '103') });
+      return ok({ amount: convert(amount, from, to, prices, 'unsupported-currency') });
     },
   );
 
@@ -73,42 +74,45 @@ export async function rateRoutes(app: FastifyInstance, ctx: RateRoutesContext): 
     '/exchange_history/:from/:to/:date',
     {
       schema: {
-        summary: 'Value of 1 unit of `from` in `to` on a past day, mm-dd-yyyy (op 7)',
+        summary: 'Value of 1 unit of `from` in `to` on a past day, mm-dd-yyyy',
         description:
           'Uses the stored rate record nearest to noon UTC of that day; a day we hold nothing for is asked of the ' +
-          'providers that keep history and stored. `amount` is an exact decimal string as in op 6.',
+          'providers that keep history and stored. `amount` is an exact decimal string as in GET /exchange/{from}/{to}/{amount}.',
         tags: ['wallet API'],
         params: Type.Object({ from: Code, to: Code, date: Type.String({ maxLength: 32 }) }),
         response: { 200: Type.Object({ ...Envelope, amount: Type.String(), exchange_rate_datetime: Type.String() }) },
       },
     },
     async (request) => {
-      const from = checkCode(request.params.from, '106');
-      const to = checkCode(request.params.to, '106');
+      const from = checkCode(request.params.from, 'history-out-of-range');
+      const to = checkCode(request.params.to, 'history-out-of-range');
       const dayStart = parseHistoryDate(request.params.date, ctx.clock());
       const record = await ctx.rateHistory.onDay(dayStart);
-      return ok({ amount: convert('1', from, to, record.rates, '106'), exchange_rate_datetime: isoUtc(record.at) });
+      return ok({ amount: convert('1', from, to, record.rates, 'history-out-of-range'), exchange_rate_datetime: isoUtc(record.at) });
     },
   );
 }
 
+/** How an unknown currency is refused: not priced now (103), or not in the stored history (106). */
+type Unsupported = 'unsupported-currency' | 'history-out-of-range';
+
 /** A currency of the exchange operations: malformed (not three letters, e.g. `123`, `u$d`) is 101, unknown 103/106. */
-function checkCode(code: string, errorCode: '103' | '106'): string {
-  if (!isCurrencyCode(code)) throw new WalletApiError('101', `Currency is not valid: ${JSON.stringify(code)} is not a three-letter code`);
+function checkCode(code: string, unsupported: Unsupported): string {
+  if (!isCurrencyCode(code)) throw new DomainError('invalid-currency', `Currency is not valid: ${JSON.stringify(code)} is not a three-letter code`);
   const upper = code.toUpperCase();
   if (upper !== 'BTC' && !isIso4217(upper)) {
-    throw new WalletApiError(errorCode, `Currency is not supported: ${JSON.stringify(code)} is not a currency code`);
+    throw new DomainError(unsupported, `Currency is not supported: ${JSON.stringify(code)} is not a currency code`);
   }
   return upper;
 }
 
-function convert(amount: string, from: string, to: string, prices: ReadonlyMap<string, string>, errorCode: '103' | '106'): string {
+function convert(amount: string, from: string, to: string, prices: ReadonlyMap<string, string>, unsupported: Unsupported): string {
   try {
     return convertAmount(amount, from, to, (code) => prices.get(code));
   } catch (err) {
     if (err instanceof ConversionError) {
-      if (err.kind === 'bad-amount') throw new WalletApiError('201', `Wrong or missing argument: ${err.message}`);
-      throw new WalletApiError(errorCode, `Currency is not supported: ${err.message}`);
+      if (err.kind === 'bad-amount') throw new DomainError('invalid', `Wrong or missing argument: ${err.message}`);
+      throw new DomainError(unsupported, `Currency is not supported: ${err.message}`);
     }
     throw err;
   }

@@ -1,7 +1,7 @@
 /** Operation 25 and the refund page's data: the payer names the address, once. */
 import type { Db } from '../db/database.ts';
 import { lockRow } from '../db/row-locks.ts';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { decodeAddressFor, InvalidAddressError } from '../bitcoin/address.ts';
 import type { Network } from '../bitcoin/networks.ts';
 import { btcFromSats } from '../money/money.ts';
@@ -47,23 +47,23 @@ export async function refundView(db: Db, refund: RefundRow): Promise<RefundView>
 /** Sets the refund address of a form token: valid for the wallet's network, not dust, and only once. */
 export async function setRefundAddress(db: Db, clock: () => number, token: unknown, address: unknown): Promise<RefundRow> {
   const found = await findByToken(db, token);
-  if (!found) throw new WalletApiError('201', 'Wrong or missing argument: refund_form_token is not a refund form token');
+  if (!found) throw new DomainError('invalid', 'Wrong or missing argument: refund_form_token is not a refund form token');
   if (typeof address !== 'string' || address.length === 0 || address.length > 100) {
-    throw new WalletApiError('201', 'Wrong or missing argument: refund_addr must be a bitcoin address');
+    throw new DomainError('invalid', 'Wrong or missing argument: refund_addr must be a bitcoin address');
   }
   const wallet = await db.kysely.selectFrom('wallets').select(['id', 'network']).where('id', '=', found.wallet_id).executeTakeFirstOrThrow();
   let script: Uint8Array;
   try {
     script = decodeAddressFor(address, wallet.network as Network).script;
   } catch (err) {
-    if (err instanceof InvalidAddressError) throw new WalletApiError('201', `Wrong or missing argument: refund_addr is not a valid ${wallet.network} address (${err.message})`);
+    if (err instanceof InvalidAddressError) throw new DomainError('invalid', `Wrong or missing argument: refund_addr is not a valid ${wallet.network} address (${err.message})`);
     throw err;
   }
-  if (found.amount_sats < dustThreshold(script)) throw new WalletApiError('201', 'Wrong or missing argument: the refund is too small to send to this kind of address');
+  if (found.amount_sats < dustThreshold(script)) throw new DomainError('invalid', 'Wrong or missing argument: the refund is too small to send to this kind of address');
   return db.kysely.transaction().execute(async (trx) => {
-    await lockRow(trx, db.engine, 'wallets', wallet.id);
+    await lockRow(trx, db, 'wallets', wallet.id);
     const refund = await trx.selectFrom('refunds').selectAll().where('id', '=', found.id).executeTakeFirstOrThrow();
-    if (refund.address !== null) throw new WalletApiError('201', 'Wrong or missing argument: the refund address is already set and cannot be changed');
+    if (refund.address !== null) throw new DomainError('invalid', 'Wrong or missing argument: the refund address is already set and cannot be changed');
     const updated = await trx
       .updateTable('refunds')
       .set({ address, script_hex: Buffer.from(script).toString('hex') })

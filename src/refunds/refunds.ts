@@ -13,12 +13,13 @@ import type { WalletRow } from '../wallets/wallet-repository.ts';
 import type { Spending } from '../spending/spending.ts';
 import type { SpendRow } from '../spending/spend-store.ts';
 import { btcFromSats } from '../money/money.ts';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { requestRefund, type RefundForm, type RefundRequestInput } from './refund-requests.ts';
 import { findByToken, refundView, setRefundAddress, type RefundView } from './refund-address.ts';
 import { RefundSender } from './refund-sender.ts';
 import { refundPsbt, submitSignedRefund } from './watch-only-refunds.ts';
 import { publicStatus, transitionRefund, type RefundState } from './refund-transitions.ts';
+import type { Lifecycle } from '../core/lifecycle.ts';
 
 type Trx = Transaction<Database>;
 
@@ -61,8 +62,8 @@ export interface Refunds {
   submitSigned(profileId: bigint, apiId: unknown, signed: unknown): ReturnType<typeof submitSignedRefund>;
   /** Sends every scheduled refund of service-held wallets now (the background loop does it too). */
   sendScheduled(): Promise<void>;
-  start(): void;
-  stop(): Promise<void>;
+  /** The refund sender's loop (singleton work). */
+  background: Lifecycle;
 }
 
 const SPEND_TO_REFUND: Record<string, { to: RefundState; cause: 'broadcast' | 'confirmed' | 'send_failed' | 'unconfirmed' } | undefined> = {
@@ -92,10 +93,10 @@ export function createRefunds(deps: RefundsDeps): Refunds {
   });
 
   async function ownedWallet(profileId: bigint, apiId: unknown): Promise<WalletRow> {
-    if (typeof apiId !== 'string' || apiId === '') throw new WalletApiError('201', 'Wrong or missing argument: api_id must be the API ID of one of your wallets');
+    if (typeof apiId !== 'string' || apiId === '') throw new DomainError('invalid', 'Wrong or missing argument: api_id must be the API ID of one of your wallets');
     const wallet = (await deps.profileWallets(profileId)).find((w) => w.api_id === apiId);
     // Someone else's wallet reads exactly like an unknown one (DESIGN.md section 9, op 23).
-    if (!wallet) throw new WalletApiError('303', 'Token invalid');
+    if (!wallet) throw new DomainError('token-invalid', 'Token invalid');
     return wallet;
   }
 
@@ -143,7 +144,6 @@ export function createRefunds(deps: RefundsDeps): Refunds {
     psbt: async (profileId, apiId) => refundPsbt(watchOnly, await ownedWallet(profileId, apiId)),
     submitSigned: async (profileId, apiId, signed) => submitSignedRefund(watchOnly, await ownedWallet(profileId, apiId), signed),
     sendScheduled: () => sender.sendAll(),
-    start: () => sender.start(),
-    stop: () => sender.stop(),
+    background: { start: () => sender.start(), stop: () => sender.stop() },
   };
 }

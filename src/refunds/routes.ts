@@ -2,7 +2,7 @@
 // operations, and the payer's page /refund/:token. Thin: everything is in the refunds factory.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { ok } from '../http/envelope.ts';
 import { dashboardAuth, requireDashboardSession } from '../http/dashboard-auth.ts';
 import type { SessionVerifier } from '../dashboard/sessions.ts';
@@ -30,7 +30,7 @@ export async function refundRoutes(app: FastifyInstance, ctx: RefundRoutesContex
       '/refund_request',
       {
         schema: {
-          summary: 'Ask for a refund of a payment received by one of your wallets (op 24)',
+          summary: 'Ask for a refund of a payment received by one of your wallets',
           tags: ['dashboard'],
           body: Type.Object({
             auth_token: Type.Optional(Type.String({ description: 'session token from /check_otp (or the Authorization header)' })),
@@ -43,7 +43,7 @@ export async function refundRoutes(app: FastifyInstance, ctx: RefundRoutesContex
         const session = requireDashboardSession(request);
         const key = request.headers['idempotency-key'];
         if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
-          throw new WalletApiError('201', 'Wrong or missing argument: Idempotency-Key must be 1 to 255 visible ASCII characters, given once');
+          throw new DomainError('invalid', 'Wrong or missing argument: Idempotency-Key must be 1 to 255 visible ASCII characters, given once');
         }
         const refund = await ctx.refunds.request(session.profileId, { tx_id: request.body.tx_id, refund_amount: request.body.refund_amount }, key);
         return ok({ refund });
@@ -66,7 +66,7 @@ export async function refundRoutes(app: FastifyInstance, ctx: RefundRoutesContex
         schema: {
           summary: 'Post the signed refund transaction (PSBT or raw) of a watch-only wallet; it is checked and broadcast',
           tags: ['dashboard'],
-          body: Type.Object({ api_id: Any('API ID of the wallet'), psbt: Type.Optional(Any('signed PSBT, base64 or hex')), tx: Type.Optional(Any('signed raw transaction, hex')) }),
+          body: Type.Object({ api_id: Any('API ID of the wallet'), psbt: Type.Optional(Any('signed PSBT, base64 or hex; for a multisig wallet the cosigners\' partially signed PSBTs, as a list or one text separated by white space')), tx: Type.Optional(Any('signed raw transaction, hex')) }),
         },
       },
       async (request) => {
@@ -82,7 +82,7 @@ export async function refundRoutes(app: FastifyInstance, ctx: RefundRoutesContex
     '/set_refund_addr',
     {
       schema: {
-        summary: 'Set the address a refund is sent to, once (op 25)',
+        summary: 'Set the address a refund is sent to, once',
         tags: ['wallet API'],
         body: Type.Object({ refund_form_token: Any('token from the refund form URL'), refund_addr: Any('bitcoin address of the wallet network') }),
       },
@@ -93,7 +93,8 @@ export async function refundRoutes(app: FastifyInstance, ctx: RefundRoutesContex
   const assets = loadPageAssets();
   app.get<{ Params: { token: string } }>(
     '/refund/:token',
-    { schema: { summary: 'Refund page (HTML): the payer enters the address to refund to', tags: ['pages'] } },
+    // The token is the payer's credential (stored only hashed): the log shows it redacted.
+    { config: { secretParams: ['token'] }, schema: { summary: 'Refund page (HTML): the payer enters the address to refund to', tags: ['pages'] } },
     async (request, reply) => {
       secure(reply).header('cache-control', 'no-store').type('text/html; charset=utf-8');
       const view = await ctx.refunds.view(request.params.token);

@@ -2,14 +2,16 @@
  * Refunds of watch-only wallets: one PSBT paying every scheduled refund of the wallet (the merchant signs
  * it in Electrum, Sparrow or a hardware wallet), and the check of what they post back: it pays scheduled
  * refunds exactly (each output a scheduled refund's address and amount, or the wallet's own change),
- * spends only the wallet's free coins, and pays a sane fee; then it is recorded and broadcast.
+ * spends only the wallet's free coins, and pays a sane fee; then it is recorded and broadcast. Descriptor,
+ * multisig and taproot wallets get a PSBT each cosigner can sign alone (spending/wallet-psbt.ts); their
+ * partially signed PSBTs are posted together and combined, and finalised once the threshold is met.
  */
 import { RpcChainSource } from '../chain/chain-source.ts';
 import type { Db } from '../db/database.ts';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { parseExtendedPublicKey } from '../bitcoin/extended-key.ts';
 import { addressFromScript } from '../bitcoin/address.ts';
-import { deriveAddress } from '../bitcoin/receive-address.ts';
+import { walletKeyOf, type WalletKey } from '../bitcoin/wallet-key.ts';
 import type { Network } from '../bitcoin/networks.ts';
 import type { ScriptType } from '../bitcoin/script-type.ts';
 import { btcFromSats } from '../money/money.ts';
@@ -18,7 +20,9 @@ import type { ChainService } from '../chain/chain-service.ts';
 import { RpcError } from '../chain/rpc-client.ts';
 import { selectCoins } from '../spending/coin-selection.ts';
 import { InsufficientFundsError, SpendRefusedError } from '../spending/spending-errors.ts';
-import { buildWatchOnlyPsbt, readSignedTransaction } from '../spending/psbt.ts';
+import { buildWatchOnlyPsbt, readSignedTransaction, type PsbtInput } from '../spending/psbt.ts';
+import { buildWalletKeyPsbt } from '../spending/wallet-psbt.ts';
+import { inputSpecOf } from '../spending/tx-size.ts';
 import { branchAndIndex, changeDerivationIndex, nextChangeIndex, spendableCoins } from '../spending/spend-store.ts';
 import type { Spending } from '../spending/spending.ts';
 
@@ -36,7 +40,7 @@ export interface WatchOnlyDeps {
 }
 
 function watchOnly(wallet: WalletRow): void {
-  if (wallet.seed_sealed !== null) throw new WalletApiError('201', 'Wrong or missing argument: this wallet is held by the service, which signs and sends its refunds itself');
+  if (wallet.seed_sealed !== null) throw new DomainError('invalid', 'Wrong or missing argument: this wallet is held by the service, which signs and sends its refunds itself');
 }
 
 async function scheduled(db: Db, walletId: bigint) {
@@ -55,22 +59,21 @@ async function scheduled(db: Db, walletId: bigint) {
 export async function refundPsbt(deps: WatchOnlyDeps, wallet: WalletRow) {
   watchOnly(wallet);
   const refunds = await scheduled(deps.db, wallet.id);
-  if (refunds.length === 0) throw new WalletApiError('201', 'Wrong or missing argument: this wallet has no scheduled refunds waiting for a transaction');
-  const key = parseExtendedPublicKey(wallet.pub);
-  const scriptType = wallet.script_type as ScriptType;
+  if (refunds.length === 0) throw new DomainError('invalid', 'Wrong or missing argument: this wallet has no scheduled refunds waiting for a transaction');
   const network = wallet.network as Network;
+  const walletKey = walletKeyOf(wallet, network);
   const rate = await deps.spending.feeRate(wallet.mode);
   const { coins, changeIndex } = await deps.db.kysely.transaction().execute(async (trx) => ({
-    coins: await spendableCoins(trx, wallet.id, scriptType),
+    coins: await spendableCoins(trx, wallet.id, inputSpecOf(walletKey)),
     changeIndex: await nextChangeIndex(trx, wallet.id),
   }));
-  const change = deriveAddress(key, 1, changeIndex, scriptType, network);
+  const change = walletKey.change(changeIndex);
   const outputs = refunds.map((r) => ({ script: Buffer.from(r.script_hex!, 'hex'), amount: r.amount_sats }));
   let selection;
   try {
     selection = selectCoins(coins, outputs, rate, change.script);
   } catch (err) {
-    if (err instanceof InsufficientFundsError) throw new WalletApiError('201', `Wrong or missing argument: the wallet cannot pay its scheduled refunds: ${err.message}`);
+    if (err instanceof InsufficientFundsError) throw new DomainError('invalid', `Wrong or missing argument: the wallet cannot pay its scheduled refunds: ${err.message}`);
     throw err;
   }
   const source = deps.chains.forMode(wallet.mode as 'live' | 'test').source;
@@ -81,15 +84,8 @@ export async function refundPsbt(deps: WatchOnlyDeps, wallet: WalletRow) {
     const full = coins.find((x) => x.outputId === c.outputId)!;
     inputs.push({ txid: c.txid, vout: c.vout, value: c.value, script: Buffer.from(full.scriptHex, 'hex'), prevTx, ...branchAndIndex(full.derivationIndex) });
   }
-  const psbt = buildWatchOnlyPsbt({
-    key,
-    origin: wallet.key_origin ?? null,
-    scriptType,
-    inputs,
-    outputs,
-    ...(selection.change > 0n ? { change: { script: change.script, amount: selection.change, index: changeIndex } } : {}),
-    testnet: key.testnet,
-  });
+  const changeOutput = selection.change > 0n ? { change: { script: change.script, amount: selection.change, index: changeIndex } } : {};
+  const psbt = wallet.descriptor ? buildWalletKeyPsbt({ key: walletKey, inputs, outputs, ...changeOutput }) : oneKeyPsbt(wallet, inputs, outputs, changeOutput);
   return {
     psbt,
     fee: btcFromSats(selection.fee),
@@ -98,27 +94,47 @@ export async function refundPsbt(deps: WatchOnlyDeps, wallet: WalletRow) {
   };
 }
 
+/** A one-key wallet's PSBT, with the key origin rules of bitcoin/key-origin.ts (unchanged for those wallets). */
+function oneKeyPsbt(wallet: WalletRow, inputs: PsbtInput[], outputs: { script: Uint8Array; amount: bigint }[], change: { change?: { script: Uint8Array; amount: bigint; index: number } }): string {
+  const key = parseExtendedPublicKey(wallet.pub);
+  return buildWatchOnlyPsbt({ key, origin: wallet.key_origin ?? null, scriptType: wallet.script_type as ScriptType, inputs, outputs, ...change, testnet: key.testnet });
+}
+
+/**
+ * What was posted as the signed transaction: one text, or the cosigners' partially signed PSBTs (a list, or
+ * several PSBTs separated by white space, as pasted into the console) to be combined.
+ */
+function signedTexts(posted: unknown): string | string[] {
+  const bad = (): never => {
+    throw new DomainError('invalid', 'Wrong or missing argument: psbt (or tx) must be a signed PSBT in base64 or hex, a raw transaction in hex, or a list of the cosigners\' partially signed PSBTs');
+  };
+  if (Array.isArray(posted)) {
+    if (posted.length === 0 || posted.length > 20) return bad();
+    return posted.map((p) => (typeof p === 'string' && p.length > 0 && p.length <= 400_000 ? p : bad()));
+  }
+  if (typeof posted !== 'string' || posted.length === 0 || posted.length > 400_000) return bad();
+  const parts = posted.trim().split(/\s+/);
+  return parts.length > 1 && parts.length <= 20 && parts.every((p) => /^cHNidP/.test(p) || /^70736274ff/i.test(p)) ? parts : posted;
+}
+
 /** POST /refunds/signed: verifies, records and broadcasts a signed refund transaction of the wallet. */
 export async function submitSignedRefund(deps: WatchOnlyDeps, wallet: WalletRow, signedText: unknown) {
   watchOnly(wallet);
-  if (typeof signedText !== 'string' || signedText.length === 0 || signedText.length > 400_000) {
-    throw new WalletApiError('201', 'Wrong or missing argument: psbt (or tx) must be a signed PSBT in base64 or hex, or a raw transaction in hex');
-  }
+  const texts = signedTexts(signedText);
   const refuse = (why: string): never => {
-    throw new WalletApiError('201', `Wrong or missing argument: ${why}`);
+    throw new DomainError('invalid', `Wrong or missing argument: ${why}`);
   };
   let signed;
   try {
-    signed = readSignedTransaction(signedText);
+    signed = readSignedTransaction(texts);
   } catch (err) {
     if (err instanceof SpendRefusedError) return refuse(err.message);
     throw err;
   }
-  const key = parseExtendedPublicKey(wallet.pub);
-  const scriptType = wallet.script_type as ScriptType;
   const network = wallet.network as Network;
+  const walletKey = walletKeyOf(wallet, network);
   const refunds = await scheduled(deps.db, wallet.id);
-  const coins = await deps.db.kysely.transaction().execute((trx) => spendableCoins(trx, wallet.id, scriptType));
+  const coins = await deps.db.kysely.transaction().execute((trx) => spendableCoins(trx, wallet.id, inputSpecOf(walletKey)));
   const byOutpoint = new Map(coins.map((c) => [`${c.txid}:${c.vout}`, c]));
   const inputs = signed.inputs.map((i) => byOutpoint.get(`${i.txid}:${i.vout}`) ?? refuse(`input ${i.txid}:${i.vout} is not a free coin of this wallet`));
   const inTotal = inputs.reduce((s, c) => s + c.value, 0n);
@@ -135,7 +151,7 @@ export async function submitSignedRefund(deps: WatchOnlyDeps, wallet: WalletRow,
       paid.push(open.splice(at, 1)[0]!);
       continue;
     }
-    const index = change ? -1 : changeIndexOf(key, scriptType, network, o.script, firstChange);
+    const index = change ? -1 : changeIndexOf(walletKey, o.script, firstChange);
     if (index < 0) refuse(`output ${addressFromScript(o.script, network) ?? hex} of ${btcFromSats(o.amount)} BTC is neither a scheduled refund nor change to this wallet`);
     change = { script: o.script, amount: o.amount, index };
   }
@@ -194,7 +210,7 @@ export async function submitSignedRefund(deps: WatchOnlyDeps, wallet: WalletRow,
         deps.chains.watch(wallet.mode as 'live' | 'test', change.script, { addressId: id, walletId: wallet.id });
       }
       const linked = await trx.updateTable('refunds').set({ spend_id: spend.id }).where('id', 'in', ids).where('spend_id', 'is', null).executeTakeFirst();
-      if (linked.numUpdatedRows !== BigInt(ids.length)) throw new WalletApiError('201', 'Wrong or missing argument: a refund of this transaction was sent meanwhile');
+      if (linked.numUpdatedRows !== BigInt(ids.length)) throw new DomainError('invalid', 'Wrong or missing argument: a refund of this transaction was sent meanwhile');
     },
   );
   return { tx_id: record.txid, refunds: ids.map(String), fee: btcFromSats(fee) };
@@ -220,10 +236,10 @@ async function mempoolRejects(deps: WatchOnlyDeps, mode: string, hex: string): P
 }
 
 /** The change index j (child 1/j) whose script this is, looking a little past the next unused index; -1 if none. */
-function changeIndexOf(key: ReturnType<typeof parseExtendedPublicKey>, scriptType: ScriptType, network: Network, script: Uint8Array, from: number): number {
+function changeIndexOf(key: WalletKey, script: Uint8Array, from: number): number {
   const wanted = Buffer.from(script);
   for (let j = 0; j < from + CHANGE_LOOKAHEAD; j++) {
-    if (wanted.equals(deriveAddress(key, 1, j, scriptType, network).script)) return j;
+    if (wanted.equals(key.change(j).script)) return j;
   }
   return -1;
 }

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDb, testEngines, type TestDb } from '../../test/support/test-db.ts';
 import type { Db } from '../db/database.ts';
 import { RateLimiter, RateLimitedError, type Limit } from './rate-limiter.ts';
+import { walletAnswerOf } from '../http/wallet-face.ts';
 
 describe.each(testEngines())('the database rate limiter on %s', (engine) => {
   let testDb: TestDb;
@@ -39,8 +40,8 @@ describe.each(testEngines())('the database rate limiter on %s', (engine) => {
     const refused = await limiter.consume([limit(2, 60_000)], 15_000).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(RateLimitedError);
     expect((refused as RateLimitedError).retryAfterSeconds).toBe(45);
-    expect((refused as RateLimitedError).httpStatus).toBe(429);
-    expect((refused as RateLimitedError).code).toBe('201');
+    expect(walletAnswerOf(refused as RateLimitedError)?.http).toBe(429);
+    expect(walletAnswerOf(refused as RateLimitedError)?.code).toBe('201');
     await limiter.consume([limit(2, 60_000)], 60_001);
   });
 

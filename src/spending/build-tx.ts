@@ -1,6 +1,7 @@
 /** Builds and signs a version-2, RBF-signalling transaction with @scure/btc-signer, fee from its exact vsize. */
-import { Transaction, p2wpkh, p2sh } from '@scure/btc-signer';
+import { Transaction } from '@scure/btc-signer';
 import type { ScriptType } from '../bitcoin/script-type.ts';
+import { OUTPUT_KINDS } from '../bitcoin/output-kinds.ts';
 import type { ChildKey } from './wallet-signer.ts';
 
 /** An input to sign: the coin and the key that owns it. */
@@ -9,7 +10,8 @@ export interface SignInput {
   readonly vout: number;
   readonly value: bigint;
   readonly script: Uint8Array;
-  readonly scriptType: ScriptType;
+  /** A one-key kind: a service-held wallet is BIP84 (or another single-key type) or BIP86 taproot. */
+  readonly scriptType: ScriptType | 'p2tr';
   readonly key: ChildKey;
 }
 
@@ -28,11 +30,9 @@ export const RBF_SEQUENCE = 0xfffffffd;
 
 function addInput(tx: Transaction, input: SignInput): void {
   const base = { txid: input.txid, index: input.vout, sequence: RBF_SEQUENCE, witnessUtxo: { script: input.script, amount: input.value } };
-  if (input.scriptType === 'p2sh-p2wpkh') {
-    tx.addInput({ ...base, redeemScript: p2sh(p2wpkh(input.key.publicKey)).redeemScript });
-  } else {
-    tx.addInput(base);
-  }
+  // A taproot input names its internal key: the signer then makes the BIP86 key-path (tweaked Schnorr) signature.
+  const { redeemScript, tapInternalKey } = OUTPUT_KINDS[input.scriptType].spend([input.key.publicKey]);
+  tx.addInput({ ...base, ...(redeemScript ? { redeemScript } : {}), ...(tapInternalKey ? { tapInternalKey } : {}) });
 }
 
 function buildOnce(inputs: readonly SignInput[], outputs: readonly { script: Uint8Array; amount: bigint }[], change?: { script: Uint8Array; amount: bigint }): Transaction {

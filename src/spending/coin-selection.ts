@@ -1,6 +1,5 @@
 /** Coin selection: which of a wallet's coins pay a set of outputs at a fee rate, and what change is left. */
-import type { ScriptType } from '../bitcoin/script-type.ts';
-import { dustThreshold, txVsize } from './tx-size.ts';
+import { dustThreshold, txVsize, type InputSpec } from './tx-size.ts';
 
 /** A spendable coin of the wallet. */
 export interface Coin {
@@ -8,7 +7,8 @@ export interface Coin {
   readonly txid: string;
   readonly vout: number;
   readonly value: bigint;
-  readonly scriptType: ScriptType;
+  /** Its kind (with `m`-of-`n` for multisig), for the input's size in fee estimates. */
+  readonly scriptType: InputSpec;
   /** True when mined; unconfirmed coins (our own change) are used only after confirmed ones. */
   readonly confirmed: boolean;
 }

@@ -1,62 +1,18 @@
 /**
- * BIP174 PSBTs for watch-only wallets, and reading back what their owner signed. Key origins follow
- * DESIGN.md section 9 "PSBT key origins": a depth-0 key is its own origin; a depth-1 key (Electrum seeds)
- * has its origin inside it (parent fingerprint and child number), so the global xpub is written; deeper
- * keys get each derivation as the account key's own fingerprint with `0/i` or `1/i` and no global xpub
- * (BIP174 wants as many origin steps as the key's depth, and Electrum 4.3 refuses a PSBT that breaks that).
+ * BIP174 PSBTs for watch-only wallets, and reading back what their owner signed. Key origins (bitcoin/key-origin.ts)
+ * follow DESIGN.md section 9 "PSBT key origins"; the fields per input come from the kind's output-kinds row.
  */
-import { Transaction, p2wpkh, p2sh } from '@scure/btc-signer';
+import { Transaction } from '@scure/btc-signer';
 import { base64 } from '@scure/base';
 import type { ExtendedPublicKey } from '../bitcoin/extended-key.ts';
 import type { ScriptType } from '../bitcoin/script-type.ts';
+import { keyOrigin } from '../bitcoin/key-origin.ts';
+import { OUTPUT_KINDS } from '../bitcoin/output-kinds.ts';
 import { RBF_SEQUENCE } from './build-tx.ts';
 import { SpendRefusedError } from './spending-errors.ts';
+import { checkMultisigSignatures } from './multisig-signatures.ts';
 
-/** Where the key sits below its master: the fingerprint derivations name and the path steps before `0/i`. */
-export interface KeyOrigin {
-  fingerprint: number;
-  prefix: number[];
-  /** True when the global xpub can carry a correct origin (as many steps as the key's depth). */
-  writeGlobalXpub: boolean;
-}
-
-/** Parses a key origin, `[d34db33f/84'/1'/0']` (descriptor syntax; `h` for hardened too); throws RangeError. */
-export function parseKeyOrigin(text: string): { fingerprint: number; path: number[] } {
-  const m = /^\[?([0-9a-fA-F]{8})((?:\/\d+['hH]?)*)\]?$/.exec(text.trim());
-  if (!m) throw new RangeError('a key origin looks like [d34db33f/84h/1h/0h]: 8 hex digits of master fingerprint, then the path');
-  const path = m[2]!
-    .split('/')
-    .filter((p) => p !== '')
-    .map((step) => {
-      const hardened = /['hH]$/.test(step);
-      const n = Number(hardened ? step.slice(0, -1) : step);
-      if (!Number.isSafeInteger(n) || n >= 0x80000000) throw new RangeError(`path step ${step} is out of range`);
-      return hardened ? n + 0x80000000 : n;
-    });
-  return { fingerprint: parseInt(m[1]!, 16), path };
-}
-
-/** Writes an origin back in descriptor syntax with `h` for hardened steps. */
-export function formatKeyOrigin(origin: { fingerprint: number; path: number[] }): string {
-  const steps = origin.path.map((n) => (n >= 0x80000000 ? `${n - 0x80000000}h` : String(n)));
-  return `[${origin.fingerprint.toString(16).padStart(8, '0')}${steps.map((s) => `/${s}`).join('')}]`;
-}
-
-/**
- * The origin written for a key (see the module comment). A stored origin (given by the operator) wins when it has
- * as many steps as the key's depth and ends with the key's own child number.
- */
-export function keyOrigin(key: ExtendedPublicKey, stored?: string | null): KeyOrigin {
-  if (stored) {
-    const o = parseKeyOrigin(stored);
-    if (o.path.length === key.depth && (key.depth === 0 || o.path[o.path.length - 1] === key.childIndex)) {
-      return { fingerprint: o.fingerprint, prefix: o.path, writeGlobalXpub: true };
-    }
-  }
-  if (key.depth === 0) return { fingerprint: key.hd.fingerprint, prefix: [], writeGlobalXpub: true };
-  if (key.depth === 1) return { fingerprint: key.parentFingerprint, prefix: [key.childIndex], writeGlobalXpub: true };
-  return { fingerprint: key.hd.fingerprint, prefix: [], writeGlobalXpub: false };
-}
+export { parseKeyOrigin, formatKeyOrigin, keyOrigin, type KeyOrigin } from '../bitcoin/key-origin.ts';
 
 /** An input of a watch-only PSBT: the coin, the transaction that made it, and its key's path below the account key. */
 export interface PsbtInput {
@@ -82,29 +38,32 @@ export function buildWatchOnlyPsbt(args: {
   testnet: boolean;
 }): string {
   const origin = keyOrigin(args.key, args.origin);
+  const row = OUTPUT_KINDS[args.scriptType];
   const tx = new Transaction({ version: 2, allowLegacyWitnessUtxo: true });
   const der = (branch: number, index: number, publicKey: Uint8Array): [Uint8Array, { fingerprint: number; path: number[] }][] => [
     [publicKey, { fingerprint: origin.fingerprint, path: [...origin.prefix, branch, index] }],
   ];
   for (const i of args.inputs) {
     const publicKey = args.key.hd.deriveChild(i.branch).deriveChild(i.index).publicKey!;
+    const { redeemScript } = row.spend([publicKey]);
     tx.addInput({
       txid: i.txid,
       index: i.vout,
       sequence: RBF_SEQUENCE,
       nonWitnessUtxo: i.prevTx,
-      ...(args.scriptType !== 'p2pkh' ? { witnessUtxo: { script: i.script, amount: i.value } } : {}),
-      ...(args.scriptType === 'p2sh-p2wpkh' ? { redeemScript: p2sh(p2wpkh(publicKey)).redeemScript } : {}),
+      ...(row.psbtInput.includes('witnessUtxo') ? { witnessUtxo: { script: i.script, amount: i.value } } : {}),
+      ...(redeemScript ? { redeemScript } : {}),
       bip32Derivation: der(i.branch, i.index, publicKey),
     });
   }
   for (const o of args.outputs) tx.addOutput({ script: o.script, amount: o.amount });
   if (args.change) {
     const publicKey = args.key.hd.deriveChild(1).deriveChild(args.change.index).publicKey!;
+    const { redeemScript } = row.spend([publicKey]);
     tx.addOutput({
       script: args.change.script,
       amount: args.change.amount,
-      ...(args.scriptType === 'p2sh-p2wpkh' ? { redeemScript: p2sh(p2wpkh(publicKey)).redeemScript } : {}),
+      ...(redeemScript ? { redeemScript } : {}),
       bip32Derivation: der(1, args.change.index, publicKey),
     });
   }
@@ -136,18 +95,40 @@ export interface SignedTransaction {
   outputs: { script: Uint8Array; amount: bigint }[];
 }
 
-/** Reads a signed PSBT (base64 or hex) or a raw transaction (hex), finalising the PSBT; refuses anything unsigned. */
-export function readSignedTransaction(text: string): SignedTransaction {
-  const trimmed = text.trim();
+/**
+ * Reads a signed PSBT (base64 or hex) or a raw transaction (hex), finalising the PSBT; refuses anything unsigned.
+ * Several texts are the cosigners' partially signed PSBTs of one transaction: they are combined (BIP174) first.
+ */
+export function readSignedTransaction(text: string | readonly string[]): SignedTransaction {
+  const texts = (typeof text === 'string' ? [text] : text).map((t) => t.trim());
   try {
-    if (/^cHNidP/.test(trimmed)) return describe(finalized(Transaction.fromPSBT(base64.decode(trimmed), { allowLegacyWitnessUtxo: true })).extract());
-    if (/^70736274ff/i.test(trimmed)) return describe(finalized(Transaction.fromPSBT(Buffer.from(trimmed, 'hex'), { allowLegacyWitnessUtxo: true })).extract());
-    if (/^([0-9a-f]{2})+$/i.test(trimmed)) return describe(Buffer.from(trimmed, 'hex'));
+    if (texts.length === 1) {
+      const trimmed = texts[0]!;
+      if (isPsbtText(trimmed)) return describe(finalized(psbtOf(trimmed)).extract());
+      if (/^([0-9a-f]{2})+$/i.test(trimmed)) return describe(Buffer.from(trimmed, 'hex'));
+    } else if (texts.length > 1 && texts.every(isPsbtText)) {
+      const [first, ...rest] = texts.map(psbtOf);
+      for (const other of rest) {
+        try {
+          first!.combine(other);
+        } catch (err) {
+          throw new SpendRefusedError(`the PSBTs are not of one transaction: ${(err as Error).message}`);
+        }
+      }
+      return describe(finalized(first!).extract());
+    }
   } catch (err) {
     if (err instanceof SpendRefusedError) throw err;
     throw new SpendRefusedError(`the transaction cannot be read: ${(err as Error).message}`);
   }
+  if (texts.length > 1) throw new SpendRefusedError('several texts are combined only when each is a PSBT (base64 or hex)');
   throw new SpendRefusedError('expected a signed PSBT (base64 or hex) or a raw transaction (hex)');
+}
+
+const isPsbtText = (t: string): boolean => /^cHNidP/.test(t) || /^70736274ff/i.test(t);
+
+function psbtOf(t: string): Transaction {
+  return Transaction.fromPSBT(/^cHNidP/.test(t) ? base64.decode(t) : Buffer.from(t, 'hex'), { allowLegacyWitnessUtxo: true });
 }
 
 /** Reads a serialized transaction; every input must carry a signature (scriptSig or witness). */
@@ -170,6 +151,7 @@ function describe(raw: Uint8Array): SignedTransaction {
 
 function finalized(tx: Transaction): Transaction {
   if (tx.isFinal) return tx;
+  checkMultisigSignatures(tx);
   try {
     tx.finalize();
   } catch (err) {

@@ -2,8 +2,8 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database, SpendsTable } from '../db/schema.ts';
-import type { ScriptType } from '../bitcoin/script-type.ts';
 import type { Coin } from './coin-selection.ts';
+import type { InputSpec } from './tx-size.ts';
 
 type Trx = Transaction<Database>;
 
@@ -32,7 +32,7 @@ export function changeDerivationIndex(i: number): bigint {
  * The wallet's coins no transaction we know spends and no spend has reserved: mined ones, and unconfirmed
  * outputs to our own change addresses (nobody but us can replace the transaction that made them).
  */
-export async function spendableCoins(trx: Trx, walletId: bigint, scriptType: ScriptType): Promise<WalletCoin[]> {
+export async function spendableCoins(trx: Trx, walletId: bigint, scriptType: InputSpec): Promise<WalletCoin[]> {
   const rows = await trx
     .selectFrom('chain_outputs as o')
     .innerJoin('chain_txs as t', 't.id', 'o.tx_id')

@@ -71,7 +71,7 @@ describe.each(testEngines())('spending from a service-held wallet on %s', (engin
   }, 120_000);
 
   afterAll(async () => {
-    await spending?.stop();
+    await spending?.background.stop();
     await chains?.stop();
     await testDb?.dispose();
     await node?.stop();

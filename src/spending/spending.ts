@@ -12,8 +12,7 @@ import type { MasterKey } from '../security/master-key.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import { lockRow } from '../db/row-locks.ts';
 import { decodeAddressFor, InvalidAddressError } from '../bitcoin/address.ts';
-import { parseExtendedPublicKey } from '../bitcoin/extended-key.ts';
-import { deriveAddress } from '../bitcoin/receive-address.ts';
+import { walletKeyOf } from '../bitcoin/wallet-key.ts';
 import type { Network } from '../bitcoin/networks.ts';
 import type { ScriptType } from '../bitcoin/script-type.ts';
 import { selectCoins } from './coin-selection.ts';
@@ -34,6 +33,7 @@ import {
 } from './spend-store.ts';
 import { SpendBroadcaster, type SpendStatusListener } from './broadcaster.ts';
 import { bumpSpend } from './bump.ts';
+import type { Lifecycle } from '../core/lifecycle.ts';
 
 type Trx = Transaction<Database>;
 
@@ -91,8 +91,8 @@ export interface Spending {
   reconcile(): Promise<void>;
   /** Records (and broadcasts) a transaction signed elsewhere that spends the given reserved coins. */
   recordExternal: SpendBroadcaster['recordExternal'];
-  start(): void;
-  stop(): Promise<void>;
+  /** The broadcaster's loop (singleton work). */
+  background: Lifecycle;
 }
 
 /** Builds the spending capability. */
@@ -117,7 +117,7 @@ export function createSpending(deps: SpendingDeps): Spending {
       if (existing) return existing;
     }
     const network = wallet.network as Network;
-    const scriptType = wallet.script_type as ScriptType;
+    const scriptType = wallet.script_type as ScriptType | 'p2tr';
     if (req.outputs.length === 0) throw new SpendRefusedError('a spend needs at least one output');
     const outputs = req.outputs.map((o) => {
       if (typeof o.amountSats !== 'bigint' || o.amountSats <= 0n) throw new SpendRefusedError('every amount must be a positive number of satoshis');
@@ -132,14 +132,14 @@ export function createSpending(deps: SpendingDeps): Spending {
       return { address: o.address, script, amount: o.amountSats };
     });
     const rate = req.feeRate ?? (await feeRate(wallet.mode));
-    const key = parseExtendedPublicKey(wallet.pub);
+    const key = walletKeyOf(wallet, network);
     // Opened only once coins are selected: unsealing and stretching the seed costs tens of milliseconds.
     let signer: ReturnType<typeof openSigner> | undefined;
     let created: { row: SpendRow; change?: { id: bigint; script: Uint8Array } };
     try {
       created = await runWithRetry(() =>
         deps.db.kysely.transaction().execute(async (trx) => {
-          await lockRow(trx, deps.db.engine, 'wallets', wallet.id);
+          await lockRow(trx, deps.db, 'wallets', wallet.id);
           if (req.reference !== undefined) {
             const existing = await findByReference(trx, wallet.id, req.purpose, req.reference);
             if (existing) return { row: existing };
@@ -147,7 +147,7 @@ export function createSpending(deps: SpendingDeps): Spending {
           const now = deps.clock();
           const reuse = await reusableChangeAddress(trx, wallet.id);
           const changeIndex = reuse ? branchAndIndex(reuse.derivation_index).index : await nextChangeIndex(trx, wallet.id);
-          const changeAddr = deriveAddress(key, 1, changeIndex, scriptType, network);
+          const changeAddr = key.change(changeIndex);
           const coins = await spendableCoins(trx, wallet.id, scriptType);
           const selection = selectCoins(coins, outputs, rate, changeAddr.script);
           signer ??= openSigner(wallet, deps.masterKey);
@@ -229,8 +229,7 @@ export function createSpending(deps: SpendingDeps): Spending {
     onStatus: (l) => broadcaster.onStatus(l),
     reconcile: () => broadcaster.reconcile(),
     recordExternal: (...args) => broadcaster.recordExternal(...args),
-    start: () => broadcaster.start(),
-    stop: () => broadcaster.stop(),
+    background: { start: () => broadcaster.start(), stop: () => broadcaster.stop() },
   };
 }
 

@@ -1,5 +1,5 @@
-/** Virtual sizes of transactions spending P2WPKH, P2SH-P2WPKH and P2PKH coins, and dust thresholds. */
-import type { ScriptType } from '../bitcoin/script-type.ts';
+/** Virtual sizes of transactions spending a wallet's coins (each kind's input size from its output-kinds row), and dust thresholds. */
+import { OUTPUT_KINDS, isMultisigKind, type OutputKind } from '../bitcoin/output-kinds.ts';
 
 /**
  * Length of a DER signature plus its sighash byte. Signing grinds for a low R (`lowR`), so with low S
@@ -12,18 +12,25 @@ function varIntSize(n: number): number {
   return n < 0xfd ? 1 : n <= 0xffff ? 3 : n <= 0xffffffff ? 5 : 9;
 }
 
-/** Non-witness bytes and witness bytes of one input spending a single-key coin, for a signature length. */
-export function inputSize(type: ScriptType, sigBytes = SIGNATURE_BYTES): { base: number; witness: number } {
-  // outpoint 36 + sequence 4, plus the scriptSig and its length byte.
-  const witness = 1 + 1 + sigBytes + 1 + 33; // item count, <sig>, <33-byte pubkey>
-  switch (type) {
-    case 'p2wpkh':
-      return { base: 40 + 1, witness };
-    case 'p2sh-p2wpkh':
-      return { base: 40 + 1 + 23, witness }; // scriptSig pushes the 22-byte redeem script
-    case 'p2pkh':
-      return { base: 40 + 1 + 1 + sigBytes + 1 + 33, witness: 0 };
-  }
+/** Non-witness bytes and witness bytes of one input spending a coin of this kind (`m`-of-`n` for multisig). */
+export function inputSize(type: OutputKind, sigBytes = SIGNATURE_BYTES, m?: number, n?: number): { base: number; witness: number } {
+  return OUTPUT_KINDS[type].inputSize(sigBytes, m, n);
+}
+
+/** An input for size estimates: its kind, and for multisig its `m`-of-`n`. */
+export type InputSpec = OutputKind | { readonly kind: OutputKind; readonly m: number; readonly n: number };
+
+/** The input spec of a wallet's coins: its kind, with the threshold and cosigner count for multisig. */
+export function inputSpecOf(key: { readonly kind: OutputKind; readonly threshold: number; readonly origins: readonly unknown[] }): InputSpec {
+  return isMultisigKind(key.kind) ? { kind: key.kind, m: key.threshold, n: key.origins.length } : key.kind;
+}
+
+function specSize(spec: InputSpec, sigBytes: number): { base: number; witness: number } {
+  return typeof spec === 'string' ? inputSize(spec, sigBytes) : inputSize(spec.kind, sigBytes, spec.m, spec.n);
+}
+
+function specSegwit(spec: InputSpec): boolean {
+  return OUTPUT_KINDS[typeof spec === 'string' ? spec : spec.kind].segwit;
 }
 
 /** Serialized size of an output with a script of this length. */
@@ -32,13 +39,13 @@ export function outputSize(scriptLength: number): number {
 }
 
 /** Weight units of a version-2 transaction with these inputs and output script lengths. */
-export function txWeight(inputs: readonly ScriptType[], outputScriptLengths: readonly number[], sigBytes = SIGNATURE_BYTES): number {
+export function txWeight(inputs: readonly InputSpec[], outputScriptLengths: readonly number[], sigBytes = SIGNATURE_BYTES): number {
   let base = 4 + 4 + varIntSize(inputs.length) + varIntSize(outputScriptLengths.length);
   for (const len of outputScriptLengths) base += outputSize(len);
   let witness = 0;
-  const segwit = inputs.some((t) => t !== 'p2pkh');
+  const segwit = inputs.some(specSegwit);
   for (const t of inputs) {
-    const s = inputSize(t, sigBytes);
+    const s = specSize(t, sigBytes);
     base += s.base;
     // In a segwit transaction every input carries a witness stack, empty (one 0x00 byte) for legacy ones.
     witness += segwit ? Math.max(s.witness, 1) : 0;
@@ -48,7 +55,7 @@ export function txWeight(inputs: readonly ScriptType[], outputScriptLengths: rea
 }
 
 /** Virtual size: weight / 4 rounded up. */
-export function txVsize(inputs: readonly ScriptType[], outputScriptLengths: readonly number[], sigBytes = SIGNATURE_BYTES): number {
+export function txVsize(inputs: readonly InputSpec[], outputScriptLengths: readonly number[], sigBytes = SIGNATURE_BYTES): number {
   return Math.ceil(txWeight(inputs, outputScriptLengths, sigBytes) / 4);
 }
 

@@ -1,6 +1,6 @@
 /** Private keys of a service-held wallet, derived on the fly from its sealed mnemonic and dropped after use. */
 import type { HDKey } from '@scure/bip32';
-import { accountNodeFromMnemonic } from '../bitcoin/new-wallet.ts';
+import { accountNodeFromMnemonic, taprootAccountFromMnemonic } from '../bitcoin/new-wallet.ts';
 import type { MasterKey } from '../security/master-key.ts';
 
 /** The key pair of child `branch/index` below the account key. */
@@ -27,16 +27,24 @@ export class WatchOnlyWalletError extends Error {
  * Unseals the wallet's mnemonic and derives its account node; refuses when the account key does not equal
  * the registered one (a seed that is not this wallet's must never sign for it).
  */
-export function openSigner(wallet: { seed_sealed: string | null; pub: string; mode: string }, masterKey: MasterKey): WalletSigner {
+export function openSigner(wallet: { seed_sealed: string | null; pub: string; mode: string; script_type?: string }, masterKey: MasterKey): WalletSigner {
   if (!wallet.seed_sealed) throw new WatchOnlyWalletError();
   const mnemonicBytes = masterKey.unseal(wallet.seed_sealed);
   let account: HDKey;
+  // What the seed must give to be this wallet's: the BIP84 account key, or a taproot wallet's whole descriptor.
+  let registered: string;
   try {
-    account = accountNodeFromMnemonic(mnemonicBytes.toString('utf8'), wallet.mode === 'test');
+    const mnemonic = mnemonicBytes.toString('utf8');
+    if (wallet.script_type === 'p2tr') {
+      ({ account, descriptor: registered } = taprootAccountFromMnemonic(mnemonic, wallet.mode === 'test'));
+    } else {
+      account = accountNodeFromMnemonic(mnemonic, wallet.mode === 'test');
+      registered = account.publicExtendedKey;
+    }
   } finally {
     mnemonicBytes.fill(0);
   }
-  if (account.publicExtendedKey !== wallet.pub) {
+  if (registered !== wallet.pub) {
     account.wipePrivateData();
     throw new Error('the sealed seed does not belong to this wallet');
   }

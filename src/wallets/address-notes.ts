@@ -1,4 +1,4 @@
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { isoUtc, type Clock } from '../core/clock.ts';
 import type { WalletRepository } from './wallet-repository.ts';
 
@@ -21,14 +21,14 @@ export class AddressNotes {
 
   /** Adds a note; code 201 for an address never issued or an over-long note. */
   async add(address: string, info: string): Promise<void> {
-    if (info.length > MAX_NOTE_LENGTH) throw new WalletApiError('201', `info is longer than ${MAX_NOTE_LENGTH} characters`);
+    if (info.length > MAX_NOTE_LENGTH) throw new DomainError('invalid', `info is longer than ${MAX_NOTE_LENGTH} characters`);
     const row = await this.issued(address);
     await this.repo.addNote(row.id, info, this.clock());
   }
 
   private async issued(address: string) {
     const row = await this.repo.findAddress(address);
-    if (!row) throw new WalletApiError('201', 'Wrong or missing argument: this address was not issued by this service');
+    if (!row) throw new DomainError('invalid', 'Wrong or missing argument: this address was not issued by this service');
     return row;
   }
 }

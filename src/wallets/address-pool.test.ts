@@ -8,6 +8,7 @@ import { deriveReceiveAddress } from '../bitcoin/receive-address.ts';
 import { WatchedSet } from '../chain/watched-set.ts';
 import type { Db } from '../db/database.ts';
 import { AddressIssuer } from './address-issuer.ts';
+import { DEFAULT_ISSUING_RULES, GapLimitError } from './issuing-rules.ts';
 import { AddressPool, POOL_TARGET, REFILL_CHUNK } from './address-pool.ts';
 import { DerivationWorker } from './derivation-worker.ts';
 import { WalletRepository, type WalletRow } from './wallet-repository.ts';
@@ -231,17 +232,39 @@ describe.each(testEngines())('the pool of pre-derived addresses on %s', (engine)
     for (const p of pooled) expect(p.address).toBe(deriveReceiveAddress(key, Number(p.derivation_index), 'p2wpkh', 'regtest').address);
   });
 
-  it('set_addr reuses a lapsed unfunded order address before drawing on the pool', async () => {
+  it('set_addr reuses a lapsed unfunded order address, once past its grace period, before drawing on the pool', async () => {
     const { issuer, pool } = wire(t.db);
     const now = Date.now();
-    const reserve = (at: number, until: number) => t.db.kysely.transaction().execute((trx) => issuer.reserveForOrder(trx, wallet, at, until));
+    const reserve = (at: number, until: number) => t.db.kysely.transaction().execute((trx) => issuer.reserveForOrder(trx, wallet, { now: at, until }));
     const a = await reserve(now, now + 1_000);
     await pool.settle();
     const b = await reserve(now, now + 1_000);
     expect(b.derivation_index).toBe(a.derivation_index + 1n);
-    const again = await reserve(now + 2_000, now + 10_000);
+    // Lapsed, but within the grace period: kept back.
+    const kept = await reserve(now + 2_000, now + 10_000);
+    expect(kept.derivation_index).toBe(b.derivation_index + 1n);
+    const later = now + 1_000 + DEFAULT_ISSUING_RULES.reuseGraceMs;
+    const again = await reserve(later, later + 10_000);
     expect(again.id).toBe(a.id);
-    expect(again.reserved_until).toBe(BigInt(now + 10_000));
+    expect(again.reserved_until).toBe(BigInt(later + 10_000));
+  });
+
+  it('40 concurrent order reservations, with nothing queueing them, never take the wallet past its gap limit', async () => {
+    const { issuer, pool } = wire(t.db);
+    const now = Date.now();
+    // Half of them find the pool still empty and derive; the rest race for pooled rows.
+    const reserve = () => t.db.kysely.transaction().execute((trx) => issuer.reserveForOrder(trx, wallet, { now, until: now + 3_600_000 }));
+    const results = await Promise.allSettled(Array.from({ length: 40 }, reserve));
+    await pool.settle();
+    const issued = results.filter((r) => r.status === 'fulfilled').map((r) => Number(r.value.derivation_index));
+    expect(issued.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(GapLimitError);
+    const rows = await t.db.kysely.selectFrom('addresses').select('derivation_index').where('wallet_id', '=', wallet.id).execute();
+    expect(indexes(rows)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    // Pooled rows claimed by a refused reservation went back to the pool: the indexes are still gap-free.
+    const pooled = await t.db.kysely.selectFrom('address_pool').select('derivation_index').where('wallet_id', '=', wallet.id).execute();
+    const all = indexes([...rows, ...pooled]);
+    expect(all).toEqual(all.map((_, i) => i));
   });
 
   it('the gap-limit warning counts issued addresses only, never pooled ones', async () => {

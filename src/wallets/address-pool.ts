@@ -12,10 +12,8 @@ import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../core/clock.ts';
-import { lockRow } from '../db/row-locks.ts';
-import { nextDerivationIndex } from '../db/address-claims.ts';
-import { freshRun } from '../db/sqlite-pool-store.ts';
-import type { DerivedAddress } from '../bitcoin/receive-address.ts';
+import { refreshPoolStatistics, storeRefillChunk } from '../db/address-pool-store.ts';
+import type { IssuedOutput } from './wallet-keys.ts';
 import type { WalletRow } from './wallet-repository.ts';
 import type { DerivationWorker } from './derivation-worker.ts';
 
@@ -55,7 +53,7 @@ export interface PoolSizes {
 export const MAX_CHUNK = 200;
 
 /** Derives receiving address `index` of a wallet (the issuer's derivation, with its cached keys). */
-export type DeriveFor = (wallet: WalletRow, index: number) => DerivedAddress;
+export type DeriveFor = (wallet: WalletRow, index: number) => IssuedOutput;
 
 /** Keeps every wallet's pool of unissued addresses topped up, one refill per wallet at a time. */
 export class AddressPool {
@@ -87,7 +85,7 @@ export class AddressPool {
   private readonly counted = new Set<bigint>();
   /** Wallets whose target grew during the refill under way. */
   private readonly grewDuringRefill = new Set<bigint>();
-  /** Whether this process has analyzed the pool table (PostgreSQL, once: see refreshStatistics). */
+  /** Whether this process has refreshed the pool table's statistics (once: see refreshPoolStatistics). */
   private analyzed = false;
 
   /** The wallet's current sizes. */
@@ -135,7 +133,7 @@ export class AddressPool {
     const { kysely } = this.db;
     // The next chunk is derived (on the worker thread) while this one is stored: derivation is most of a
     // refill's time, and under a burst the store waits for a connection behind the burst's own statements.
-    let ahead: { from: number; batch: Promise<DerivedAddress[]> } | undefined;
+    let ahead: { from: number; batch: Promise<IssuedOutput[]> } | undefined;
     for (let misses = 0; misses < 5 && !this.closed; ) {
       // One round trip for the pool's state: under a burst the refill's statements queue for a connection
       // behind the burst's own, so each statement it saves lets it keep up with more creations.
@@ -165,28 +163,13 @@ export class AddressPool {
       // An unused run ahead must not end as an unhandled rejection; deriveRun already falls back on errors.
       ahead?.batch.catch(() => {});
       const now = BigInt(this.clock());
-      const stored = this.db.sqliteWrite
-        ? await this.db.sqliteWrite('poolStore', {
-          walletId: wallet.id,
-          scriptType: wallet.script_type,
-          dropOtherTypes: other > 0,
-          now,
-          run: run.map((a) => ({ index: a.index, address: a.address, scriptHex: Buffer.from(a.script).toString('hex') })),
-        })
-        : await kysely.transaction().execute(async (trx) => {
-          await lockRow(trx, this.db.engine, 'wallets', wallet.id);
-          // Rows of a script type the wallet no longer has were never issued; their indexes are derived again.
-          if (other > 0) await trx.deleteFrom('address_pool').where('wallet_id', '=', wallet.id).where('script_type', '!=', wallet.script_type).execute();
-          // Issuers that found the pool empty derived inline meanwhile: keep only the indexes still unused,
-          // and none at all if that would leave a gap (then the next chunk starts from the new end).
-          const fresh = freshRun(run, await nextDerivationIndex(trx, wallet.id));
-          if (fresh.length === 0) return 0;
-          await trx
-            .insertInto('address_pool')
-            .values(fresh.map((a) => this.row(wallet, a, now)))
-            .execute();
-          return fresh.length;
-        });
+      const stored = await storeRefillChunk(this.db, {
+        walletId: wallet.id,
+        scriptType: wallet.script_type,
+        dropOtherTypes: other > 0,
+        now,
+        run: run.map((a) => ({ index: a.index, address: a.address, scriptHex: Buffer.from(a.script).toString('hex') })),
+      });
       if (stored === 0) misses++;
       else await this.refreshStatistics();
       // Let requests in between chunks.
@@ -194,23 +177,15 @@ export class AddressPool {
     }
   }
 
-  /**
-   * PostgreSQL plans the claim (db/payment-insert.ts, db/address-claims.ts) once per connection from the table's
-   * statistics. Planned while the pool table still looked empty (a new database, or one not analyzed since the
-   * pool was first filled), the claim read every pooled row of the wallet by bitmap scan and sorted them, dead
-   * rows included, which a bitmap scan never prunes: under a burst of creations that cost more than the rest of
-   * the creation statement. With the pool's real size in the statistics it is an ordered index scan that stops
-   * at the first row it can lock. So the first refill a process commits analyzes the table once; cached plans
-   * are made again from the new statistics, and autovacuum keeps them current afterwards.
-   */
+  /** Once per process, after its first stored refill: see refreshPoolStatistics. */
   private async refreshStatistics(): Promise<void> {
-    if (this.analyzed || this.db.engine !== 'postgres') return;
+    if (this.analyzed) return;
     this.analyzed = true;
-    await sql`analyze address_pool`.execute(this.db.kysely);
+    await refreshPoolStatistics(this.db);
   }
 
   /** A refill's run of addresses: on the derivation thread when there is one, else (or if it failed) here. */
-  private async deriveRun(wallet: WalletRow, from: number, count: number): Promise<DerivedAddress[]> {
+  private async deriveRun(wallet: WalletRow, from: number, count: number): Promise<IssuedOutput[]> {
     if (this.thread && !this.closed) {
       try {
         return await this.thread.derive(wallet, from, count);
@@ -219,7 +194,7 @@ export class AddressPool {
         this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'address derivation thread failed; refilling on the main thread');
       }
     }
-    const batch: DerivedAddress[] = [];
+    const batch: IssuedOutput[] = [];
     for (let i = 0; i < count; i++) batch.push(this.derive(wallet, from + i));
     return batch;
   }
@@ -232,13 +207,13 @@ export class AddressPool {
    */
   async topUpInline(trx: Transaction<Database>, wallet: WalletRow, from: number, now: number): Promise<void> {
     this.misses++;
-    const batch: DerivedAddress[] = [];
+    const batch: IssuedOutput[] = [];
     for (let i = 0; i < INLINE_CHUNK; i++) batch.push(this.derive(wallet, from + i));
     await trx.insertInto('address_pool').values(batch.map((a) => this.row(wallet, a, BigInt(now)))).execute();
     this.estimate.set(wallet.id, (this.estimate.get(wallet.id) ?? 0) + batch.length);
   }
 
-  private row(wallet: WalletRow, a: DerivedAddress, now: bigint) {
+  private row(wallet: WalletRow, a: IssuedOutput, now: bigint) {
     return {
       wallet_id: wallet.id,
       derivation_index: BigInt(a.index),

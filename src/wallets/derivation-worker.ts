@@ -4,32 +4,33 @@
 // thread; the main thread only stores the results (in committed chunks, as before). Issuers that find the pool
 // empty still derive inline, under the wallet lock, exactly as without a pool.
 import { RequestWorker } from '../core/request-worker.ts';
-import type { DerivedAddress } from '../bitcoin/receive-address.ts';
+import type { IssuedOutput } from './wallet-keys.ts';
 import type { WalletRow } from './wallet-repository.ts';
 
-/** A request to the thread: `pub` is sent only the first time a key id is used. */
+/** A request to the thread: `pub` (one extended key) or `descriptor` is sent only the first time a key id is used. */
 export interface DerivationRequest {
   keyId: number;
   pub?: string;
+  descriptor?: string;
   scriptType: string;
   network: string;
   from: number;
   count: number;
 }
 
-export type DerivationReply = { addresses: DerivedAddress[] } | { error: string };
+export type DerivationReply = { addresses: IssuedOutput[] } | { error: string };
 
 /** Derives runs of a wallet's receiving addresses on one lazily started worker thread. */
 export class DerivationWorker {
   private thread: RequestWorker<DerivationRequest, DerivationReply> | undefined;
   private closed: Error | undefined;
-  /** Key ids by extended public key; the key text crosses to the thread once. */
+  /** Key ids by extended public key or descriptor (and network); the key text crosses to the thread once. */
   private readonly keyIds = new Map<string, number>();
   /** Addresses asked of the thread so far (tests: a refill derives only what it stores). */
   requested = 0;
 
   /** Receiving addresses `from` … `from + count - 1` of the wallet, derived on the thread. */
-  async derive(wallet: Pick<WalletRow, 'pub' | 'script_type' | 'network'>, from: number, count: number): Promise<DerivedAddress[]> {
+  async derive(wallet: Pick<WalletRow, 'pub' | 'script_type' | 'network' | 'descriptor'>, from: number, count: number): Promise<IssuedOutput[]> {
     if (this.closed) throw this.closed;
     // Sources run as .ts (tests, benches), the package as compiled .js: load the thread's module in the same form.
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
@@ -37,14 +38,17 @@ export class DerivationWorker {
     // A thread that could not start (or died) is not started again: refills derive on the main thread.
     if (this.thread.endedWith) throw this.thread.endedWith;
     this.requested += count;
-    let keyId = this.keyIds.get(wallet.pub);
-    let pub: string | undefined;
+    // A descriptor wallet's key is its descriptor (parsed for its network); one extended key serves every script type.
+    const descriptor = wallet.descriptor ?? undefined;
+    const name = descriptor === undefined ? wallet.pub : `${wallet.network} ${descriptor}`;
+    let keyId = this.keyIds.get(name);
+    let sent: { pub?: string; descriptor?: string } = {};
     if (keyId === undefined) {
       keyId = this.keyIds.size + 1;
-      this.keyIds.set(wallet.pub, keyId);
-      pub = wallet.pub;
+      this.keyIds.set(name, keyId);
+      sent = descriptor === undefined ? { pub: wallet.pub } : { descriptor };
     }
-    const reply = await this.thread.call({ keyId, pub, scriptType: wallet.script_type, network: wallet.network, from, count });
+    const reply = await this.thread.call({ keyId, ...sent, scriptType: wallet.script_type, network: wallet.network, from, count });
     if ('error' in reply) throw new Error(reply.error);
     return reply.addresses;
   }

@@ -1,4 +1,4 @@
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { isCurrencyCode } from '../money/currencies.ts';
 
 /** True for a plausible e-mail address (one @, a dotted domain, no spaces anywhere), at most 254 characters. */
@@ -26,10 +26,10 @@ export function isHttpUrl(value: string): boolean {
  * Returns the code uppercase.
  */
 export function checkLocalCurrency(value: string, isSupported: (code: string) => boolean, field = 'local_currency'): string {
-  if (!isCurrencyCode(value)) throw new WalletApiError('101', `Currency is not valid: ${field} ${JSON.stringify(value)} is not a three-letter code`);
+  if (!isCurrencyCode(value)) throw new DomainError('invalid-currency', `Currency is not valid: ${field} ${JSON.stringify(value)} is not a three-letter code`);
   const code = value.toUpperCase();
   if (code === 'BTC' || !isSupported(code)) {
-    throw new WalletApiError('103', `Currency is not supported: ${field} ${JSON.stringify(value)} has no exchange rate here (see /currencies)`);
+    throw new DomainError('unsupported-currency', `Currency is not supported: ${field} ${JSON.stringify(value)} has no exchange rate here (see /currencies)`);
   }
   return code;
 }

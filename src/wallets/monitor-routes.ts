@@ -30,7 +30,7 @@ export async function monitorRoutes(app: FastifyInstance, ctx: MonitorRoutesCont
     '/set_addr',
     {
       schema: {
-        summary: 'Reserve a receiving address for an order and lock the rate for 15 minutes (op 8)',
+        summary: 'Reserve a receiving address for an order and lock the rate for 15 minutes',
         tags: ['wallet API'],
         body: SetAddrBody,
         response: {
@@ -40,19 +40,19 @@ export async function monitorRoutes(app: FastifyInstance, ctx: MonitorRoutesCont
             exchange_rate: Type.Number(),
             exchange_rate_datetime: Type.String(),
             local_currency: Type.String(),
-            auth_response_token: Type.String({ description: 'compare with response_auth_token of the payment update notifications (6.2)' }),
+            auth_response_token: Type.String({ description: 'compare with response_auth_token of the payment update notifications' }),
           }),
         },
       },
     },
-    async (request) => ok(await issueOrderAddress(ctx.orderAddresses, request.body)),
+    async (request) => ok(await issueOrderAddress(ctx.orderAddresses, request.body, { ip: request.ip })),
   );
 
   app.get<{ Params: Static<typeof AddressParam> }>(
     '/balance/:address',
     {
       schema: {
-        summary: 'Balance, transactions and the sealed order result of an issued address (op 9)',
+        summary: 'Balance, transactions and the sealed order result of an issued address',
         tags: ['wallet API'],
         params: AddressParam,
       },
@@ -64,7 +64,7 @@ export async function monitorRoutes(app: FastifyInstance, ctx: MonitorRoutesCont
     '/unspent/:address',
     {
       schema: {
-        summary: 'Unspent outputs of an issued address (op 10)',
+        summary: 'Unspent outputs of an issued address',
         tags: ['wallet API'],
         params: AddressParam,
         response: {

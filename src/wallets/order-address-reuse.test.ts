@@ -21,6 +21,9 @@ afterAll(async () => {
   await node?.stop();
 });
 
+/** The grace period before an expired address is reused, as configured here (the default, 25 h, outlasts the rates file). */
+const GRACE_MS = 10_000;
+
 const cases = testEngines().flatMap((engine) => SOURCES.map((source) => [engine, source] as const));
 
 describe.each(cases)('reusing an expired order address on %s, reading the chain through the %s', (engine, sourceName) => {
@@ -31,7 +34,7 @@ describe.each(cases)('reusing an expired order address on %s, reading the chain 
   beforeAll(async () => {
     source = await startSource(sourceName, node);
     t = await createTestApp(engine, {
-      env: { SATGATE_RATES_FILE: writeRatesFile() },
+      env: { SATGATE_RATES_FILE: writeRatesFile(), SATGATE_ORDER_REUSE_GRACE: '10s' },
       clock: () => now,
       chains: { test: { ...source.endpoint, network: 'regtest' } },
       start: true,
@@ -74,7 +77,7 @@ describe.each(cases)('reusing an expired order address on %s, reading the chain 
   it('an expired address with no transactions is checked with the server and handed out again', async () => {
     const api_id = await register();
     const first = await setAddr(api_id, 1);
-    now += 5_000;
+    now += 5_000 + GRACE_MS;
     const asked = historyQuestions(first);
     expect(await setAddr(api_id, 60)).toBe(first);
     expect(historyQuestions(first) - asked).toBe(sourceName === 'node RPC' ? 0 : 1);
@@ -83,7 +86,7 @@ describe.each(cases)('reusing an expired order address on %s, reading the chain 
   it('an expired address paid after it expired is not handed out again, and the payment is then recorded', async () => {
     const api_id = await register();
     const first = await setAddr(api_id, 1);
-    now += 5_000;
+    now += 5_000 + GRACE_MS;
     await node.pay(decodeAddress(first).script, 10_000n);
     await node.mine(1);
     // The node's watcher answers from its own records once it has processed the block; a light watcher has not
@@ -105,7 +108,7 @@ describe.each(cases)('reusing an expired order address on %s, reading the chain 
   it.runIf(sourceName === 'Esplora')('when the server cannot be asked, a new address is issued instead of reusing an unchecked one', async () => {
     const api_id = await register();
     const first = await setAddr(api_id, 1);
-    now += 5_000;
+    now += 5_000 + GRACE_MS;
     source.esplora!.throttle.settings = { requests: 0, windowMs: 3_600_000 };
     try {
       const second = await setAddr(api_id, 60);

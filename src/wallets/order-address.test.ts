@@ -22,7 +22,7 @@ describe.each(cases)('order addresses (set_addr) on %s, reading the chain throug
     node = await startRegtestNode();
     source = await startSource(sourceName, node);
     t = await createTestApp(engine, {
-      env: { SATGATE_RATES_FILE: ratesFile },
+      env: { SATGATE_RATES_FILE: ratesFile, SATGATE_ORDER_REUSE_GRACE: '10s' },
       clock: () => now,
       chains: { test: { ...source.endpoint, network: 'regtest' } },
       start: true,
@@ -54,14 +54,15 @@ describe.each(cases)('order addresses (set_addr) on %s, reading the chain throug
     expect(res.json().exchange_rate_datetime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   });
 
-  it('25 unpaid orders with a 1 s expiration reuse the same few addresses instead of walking past the gap limit', async () => {
+  it('25 unpaid orders with a 1 s expiration, each past the grace period of the one before, reuse one address instead of walking past the gap limit', async () => {
     const { api_id } = await register();
     const seen = new Set<string>();
     for (let i = 0; i < 25; i++) {
       const res = await setAddr({ api_id, expiration: 1 });
       expect(res.json().return).toBe('0');
       seen.add(res.json().addr);
-      now += 1_000;
+      // The grace period configured above (10 s; 25 h by default).
+      now += 1_000 + 10_000;
     }
     expect(seen.size).toBe(1);
 
@@ -76,11 +77,12 @@ describe.each(cases)('order addresses (set_addr) on %s, reading the chain throug
     const first = (await setAddr({ api_id, expiration: 1 })).json().addr as string;
     await node.pay(decodeAddress(first).script, 10_000n);
     await t.ctx.chains.pollNow();
-    now += 5_000;
+    // Past the grace period (10 s here), as every later order is past the one before.
+    now += 15_000;
     const issued = new Set<string>();
     for (let i = 0; i < 5; i++) {
       issued.add((await setAddr({ api_id, expiration: 1 })).json().addr);
-      now += 2_000;
+      now += 12_000;
     }
     expect(issued.has(first)).toBe(false);
   });

@@ -1,4 +1,4 @@
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { isoUtc, type Clock } from '../core/clock.ts';
 import { jsonNumber } from '../money/json-number.ts';
 import type { Db } from '../db/database.ts';
@@ -7,7 +7,9 @@ import type { ChainService } from '../chain/chain-service.ts';
 import type { ChainId } from '../chain/chain-id.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import { isDecimal } from '../money/decimal.ts';
-import { openClientPayload, PayloadError } from './payload-box.ts';
+import { fiatToSats } from '../money/money.ts';
+import { amountRangeProblem, satsRangeProblem } from '../money/amount-bounds.ts';
+import { checkClientPublicKey, openClientPayload, PayloadError } from './payload-box.ts';
 import type { AddressIssuer } from './address-issuer.ts';
 import type { WalletRepository } from './wallet-repository.ts';
 import { checkLocalCurrency, isEmail } from './field-rules.ts';
@@ -52,15 +54,18 @@ export interface OrderAddressDeps {
   currencies: Pick<CurrencyCatalog, 'isSupported'>;
 }
 
-/** Operation 8: reserves the lowest free address for an order, locks the rate for 15 minutes, stores the order. */
-export async function issueOrderAddress(deps: OrderAddressDeps, input: SetAddrInput): Promise<SetAddrResult> {
+/**
+ * Operation 8: reserves the lowest free address for an order, locks the rate for 15 minutes, stores the order.
+ * A call without a login: `caller.ip` counts against the issuing rate limits (issuing-rules.ts).
+ */
+export async function issueOrderAddress(deps: OrderAddressDeps, input: SetAddrInput, caller: { ip: string | null }): Promise<SetAddrResult> {
   // No trimming: " live_…" is not an API ID.
   const isSupported = (code: string) => deps.currencies.isSupported(code);
   const wallet = await deps.repo.findByApiId(input.api_id);
-  if (!wallet) throw new WalletApiError('201', 'Wrong or missing argument: unknown api_id');
+  if (!wallet) throw new DomainError('invalid', 'Wrong or missing argument: unknown api_id');
   const chain = deps.chains.forMode(wallet.mode as ChainId);
   if (input.return_email !== undefined && !isEmail(input.return_email)) {
-    throw new WalletApiError('308', 'Invalid e-mail address: return_email');
+    throw new DomainError('invalid-email', 'Invalid e-mail address: return_email');
   }
   if (input.local_currency !== undefined) checkLocalCurrency(input.local_currency, isSupported);
   const order = openPayload(deps, wallet, input);
@@ -73,7 +78,10 @@ export async function issueOrderAddress(deps: OrderAddressDeps, input: SetAddrIn
   const reuse = await deps.issuer.vetOrderReuse(deps.db.kysely, wallet, now);
   const { address, lock } = await deps.db.kysely.transaction().execute(async (trx) => {
     const lock = await deps.rates.lock('address', currency, trx);
-    const address = await deps.issuer.reserveForOrder(trx, wallet, now, now + expirationSec * 1000, reuse);
+    // Priced before an address is reserved: an order worth more than all the bitcoin there is, is refused.
+    const range = order?.order_amount ? satsRangeProblem(fiatToSats(order.order_amount, lock.rate)) : null;
+    if (range !== null) throw new DomainError('invalid', `Wrong or missing argument: payload order_amount ${range}`);
+    const address = await deps.issuer.reserveForOrder(trx, wallet, { now, until: now + expirationSec * 1000, reuse, ip: caller.ip });
     const stored = await trx
       .insertInto('address_orders')
       .values({
@@ -117,32 +125,45 @@ function openPayload(
   wallet: { api_id: string; box_secret_sealed: string },
   input: SetAddrInput,
 ): { api_id?: string; local_currency?: string; order_amount?: string } | undefined {
-  if (input.payload === undefined || input.payload === '') return undefined;
-  if (!input.public_key_shared) {
-    throw new WalletApiError('201', 'Wrong or missing argument: payload needs public_key_shared (the client public key)');
+  // A client key, with or without an order, is what the balance result is sealed to: it must be one.
+  if (input.public_key_shared !== undefined) {
+    try {
+      checkClientPublicKey(input.public_key_shared, deps.masterKey.unseal(wallet.box_secret_sealed));
+    } catch (err) {
+      if (err instanceof PayloadError) throw new DomainError('invalid', `Wrong or missing argument: ${err.message}`);
+      throw err;
+    }
+  }
+  if (input.payload === undefined) return undefined;
+  // An empty string is not a sealed order: a client without an order leaves the field out.
+  if (input.payload === '') throw new DomainError('invalid', 'Wrong or missing argument: payload is empty (leave it out when there is no order)');
+  if (input.public_key_shared === undefined) {
+    throw new DomainError('invalid', 'Wrong or missing argument: payload needs public_key_shared (the client public key)');
   }
   let content: Record<string, unknown>;
   try {
     content = openClientPayload(input.payload, input.public_key_shared, deps.masterKey.unseal(wallet.box_secret_sealed));
   } catch (err) {
-    if (err instanceof PayloadError) throw new WalletApiError('201', `Wrong or missing argument: payload ${err.message}`);
+    if (err instanceof PayloadError) throw new DomainError('invalid', `Wrong or missing argument: payload ${err.message}`);
     throw err;
   }
   // Every field of INTERFACE.md 2.4, each a string: a payload without the amount is not an order.
   for (const field of ['api_id', 'local_currency', 'order_amount'] as const) {
     if (typeof content[field] !== 'string') {
-      throw new WalletApiError('201', `Wrong or missing argument: payload ${field} is required and must be a string`);
+      throw new DomainError('invalid', `Wrong or missing argument: payload ${field} is required and must be a string`);
     }
   }
   const extra = Object.keys(content).filter((k) => !['api_id', 'local_currency', 'order_amount'].includes(k));
-  if (extra.length > 0) throw new WalletApiError('201', `Wrong or missing argument: payload has unknown field(s) ${extra.join(', ')}`);
-  if (content.api_id !== wallet.api_id) throw new WalletApiError('201', 'Wrong or missing argument: payload api_id does not match');
+  if (extra.length > 0) throw new DomainError('invalid', `Wrong or missing argument: payload has unknown field(s) ${extra.join(', ')}`);
+  if (content.api_id !== wallet.api_id) throw new DomainError('invalid', 'Wrong or missing argument: payload api_id does not match');
   const localCurrency = content.local_currency as string;
   checkLocalCurrency(localCurrency, (code) => deps.currencies.isSupported(code), 'payload local_currency');
   const amount = content.order_amount as string;
   if (!isDecimal(amount) || /^0*(\.0*)?$/.test(amount)) {
-    throw new WalletApiError('201', 'Wrong or missing argument: payload order_amount must be a positive decimal amount');
+    throw new DomainError('invalid', 'Wrong or missing argument: payload order_amount must be a positive decimal amount');
   }
+  const range = amountRangeProblem(amount, localCurrency);
+  if (range !== null) throw new DomainError('invalid', `Wrong or missing argument: payload order_amount ${range}`);
   const out = { api_id: wallet.api_id, local_currency: localCurrency, order_amount: amount };
   return out;
 }

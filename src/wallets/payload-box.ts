@@ -74,6 +74,11 @@ function sharedKey(peerPublicB64: string, boxSecretKey: Uint8Array): Uint8Array 
   return nacl.box.before(peer, boxSecretKey);
 }
 
+/** Checks that a client's `public_key_shared` is a key a balance result can be sealed to; throws PayloadError. */
+export function checkClientPublicKey(clientPubB64: string, boxSecretKey: Uint8Array): void {
+  sharedKey(clientPubB64, boxSecretKey);
+}
+
 /** Decrypts a client's request payload to its JSON object; throws PayloadError. */
 export function openClientPayload(payloadB64: string, clientPubB64: string, boxSecretKey: Uint8Array): Record<string, unknown> {
   const key = sharedKey(clientPubB64, boxSecretKey);

@@ -1,10 +1,10 @@
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { isoUtc } from '../core/clock.ts';
 import { jsonNumber } from '../money/json-number.ts';
 import type { MasterKey } from '../security/master-key.ts';
 import { btcFromSats, fiatToSats, satsToFiat } from '../money/money.ts';
 import { isIso4217 } from '../money/currencies.ts';
-import { parseExtendedPublicKey, InvalidExtendedKeyError } from '../bitcoin/extended-key.ts';
+import { findWalletByKeyText } from './wallet-lookup.ts';
 import { sealBalancePayload } from './payload-box.ts';
 import { AddressActivity, confirmations, type CreditRow, type DebitRow } from './address-activity.ts';
 import type { WalletRepository, WalletRow, AddressRow } from './wallet-repository.ts';
@@ -52,16 +52,9 @@ export class WalletMonitor {
       .map((c) => ({ tx_pos: c.vout, value: Number(c.value), tx_hash: c.txid, height: c.state === 'block' ? (c.blockHeight ?? 0) : 0 }));
   }
 
-  /** Operation 5: every transaction of the wallet registered with this public key. */
+  /** Operation 5: every transaction of the wallet registered with this public key (or descriptor, in any accepted form). */
   async walletTransactions(pub: string) {
-    try {
-      if (pub !== pub.trim()) throw new WalletApiError('102', 'Public key is not valid: it has leading or trailing whitespace');
-      parseExtendedPublicKey(pub);
-    } catch (err) {
-      if (err instanceof InvalidExtendedKeyError) throw new WalletApiError('102', `Public key is not valid: ${err.message}`);
-      throw err;
-    }
-    const wallet = await this.repo.findByPub(pub);
+    const wallet = await findWalletByKeyText(this.repo, pub);
     if (!wallet) return [];
     const [credits, debits, tip, orders] = await Promise.all([
       this.activity.credits({ walletId: wallet.id }),
@@ -155,7 +148,7 @@ export class WalletMonitor {
 
   private async issued(addressText: string): Promise<{ address: AddressRow; wallet: WalletRow }> {
     const address = await this.repo.findAddress(addressText);
-    if (!address) throw new WalletApiError('201', 'Wrong or missing argument: this address was not issued by this service');
+    if (!address) throw new DomainError('invalid', 'Wrong or missing argument: this address was not issued by this service');
     const wallet = await this.repo.findById(address.wallet_id);
     return { address, wallet: wallet! };
   }

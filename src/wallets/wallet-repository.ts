@@ -1,6 +1,7 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Selectable, Transaction, Updateable } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { AddressesTable, WalletsTable } from '../db/schema.ts';
+import { lockRow } from '../db/row-locks.ts';
+import type { AddressesTable, Database, WalletsTable } from '../db/schema.ts';
 
 /** A wallet row as stored. */
 export type WalletRow = Selectable<WalletsTable>;
@@ -14,6 +15,11 @@ export class WalletRepository {
   /** The wallet registered with this exact key text, if any. */
   async findByPub(pub: string): Promise<WalletRow | undefined> {
     return this.db.kysely.selectFrom('wallets').selectAll().where('pub', '=', pub).executeTakeFirst();
+  }
+
+  /** The wallet whose canonical descriptor this is (wallets registered as descriptors, schemes or cosigner sets). */
+  async findByDescriptor(descriptor: string): Promise<WalletRow | undefined> {
+    return this.db.kysely.selectFrom('wallets').selectAll().where('descriptor', '=', descriptor).executeTakeFirst();
   }
 
   /** The wallet with this API ID, if any. */
@@ -39,6 +45,18 @@ export class WalletRepository {
   /** Updates a wallet's settings and returns it as stored. */
   async update(id: bigint, changes: Updateable<WalletsTable>): Promise<WalletRow> {
     return this.db.kysely.updateTable('wallets').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  }
+
+  /**
+   * Runs `work` in one transaction with the wallet as it stands now, its row locked against concurrent writers:
+   * a settings change and what announces it (audit record, outbox mail) commit together or not at all.
+   */
+  async withLockedWallet<T>(id: bigint, work: (trx: Transaction<Database>, wallet: WalletRow) => Promise<T>): Promise<T> {
+    return this.db.kysely.transaction().execute(async (trx) => {
+      await lockRow(trx, this.db, 'wallets', id);
+      const wallet = await trx.selectFrom('wallets').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      return work(trx, wallet);
+    });
   }
 
   /** How many addresses have been issued from the wallet. */

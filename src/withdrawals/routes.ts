@@ -2,7 +2,7 @@
 // from a JSON body or the query string; `POST /withdrawal` with only `withdrawal_id` is a status read.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { okResult } from '../http/envelope.ts';
 import { fieldsOf, parseExactFields, requestFields } from '../http/request-fields.ts';
 import { callerOf, merchantKeyAuth } from '../http/partner-auth.ts';
@@ -49,7 +49,7 @@ export async function withdrawalRoutes(app: FastifyInstance, ctx: WithdrawalRout
     '/withdrawal_quote',
     {
       schema: {
-        summary: 'Quote a withdrawal in the wallet’s local currency (op 15); the quote holds 15 minutes',
+        summary: 'Quote a withdrawal in the wallet’s local currency; the quote holds 15 minutes',
         tags: TAGS,
         querystring: Type.Object({ merchant_api_id: Type.String(), withdrawal_auth_key: Type.String(), amount: Type.String({ description: 'a decimal; in a JSON body a number' }) }),
         response: {
@@ -82,7 +82,7 @@ export async function withdrawalRoutes(app: FastifyInstance, ctx: WithdrawalRout
     '/withdrawal',
     {
       schema: {
-        summary: 'Confirm a quote with withdrawal_auth_key (op 16); with only withdrawal_id, its status (op 17)',
+        summary: 'Confirm a quote with withdrawal_auth_key; with only withdrawal_id, its status',
         tags: TAGS,
         body: Type.Object({ withdrawal_id: Type.String(), withdrawal_auth_key: Type.Optional(Type.String()) }),
         response: { 200: Status },
@@ -113,7 +113,7 @@ export async function withdrawalRoutes(app: FastifyInstance, ctx: WithdrawalRout
     '/withdrawal',
     {
       schema: {
-        summary: "A withdrawal's status (op 17); withdrawal_id in a JSON body or the query string",
+        summary: "A withdrawal's status; withdrawal_id in a JSON body or the query string",
         tags: TAGS,
         querystring: Type.Object({ withdrawal_id: Type.String() }),
         response: { 200: Status },
@@ -130,6 +130,6 @@ async function status(ctx: WithdrawalRoutesContext, values: Record<string, unkno
   onlyKnown(values, ['withdrawal_id']);
   const id = requiredString(values, 'withdrawal_id', 100);
   const answer = await ctx.withdrawals.status(id);
-  if (!answer) throw new WalletApiError('201', 'Wrong or missing argument: unknown withdrawal_id');
+  if (!answer) throw new DomainError('invalid', 'Wrong or missing argument: unknown withdrawal_id');
   return okResult(answer);
 }

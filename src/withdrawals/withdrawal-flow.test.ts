@@ -189,7 +189,7 @@ describe.each(testEngines())('partner merchant withdrawals on %s', (engine) => {
     const again = await call('POST', '/withdrawal', { withdrawal_id: withdrawalId, withdrawal_auth_key: m.withdrawal_auth_key });
     expect(again.json.withdrawal_status).toBe('pending');
 
-    await t.ctx.partners.sender.runOnce();
+    await t.ctx.withdrawals.sender.runOnce();
     const sent = await call('GET', `/withdrawal?withdrawal_id=${withdrawalId}`);
     expect(sent.json).toMatchObject({ result: '0', withdrawal_status: 'pending' });
     const txid = String(sent.json.tx_id);
@@ -216,7 +216,7 @@ describe.each(testEngines())('partner merchant withdrawals on %s', (engine) => {
     const quote = await call('GET', '/withdrawal_quote', { merchant_api_id: m.merchant_api_id, withdrawal_auth_key: m.withdrawal_auth_key, amount: 20 });
     const id = String(quote.json.withdrawal_id);
     expect((await call('POST', '/withdrawal', { withdrawal_id: id, withdrawal_auth_key: m.withdrawal_auth_key })).json.withdrawal_status).toBe('pending');
-    await t.ctx.partners.sender.runOnce();
+    await t.ctx.withdrawals.sender.runOnce();
     const txid = String((await call('GET', '/withdrawal', { withdrawal_id: id })).json.tx_id);
     await settlementOutputs(txid);
     await node.mine(1);
@@ -265,7 +265,7 @@ describe.each(testEngines())('partner merchant withdrawals on %s', (engine) => {
     expect(ok).toHaveLength(1);
     expect(refused).toHaveLength(1);
     expect(String(refused[0]!.json.status)).toMatch(/insufficient balance/);
-    await t.ctx.partners.sender.runOnce();
+    await t.ctx.withdrawals.sender.runOnce();
     const spends = await t.ctx.db.kysely
       .selectFrom('spends as s')
       .innerJoin('withdrawals as w', 'w.spend_id', 's.id')
@@ -321,16 +321,16 @@ describe.each(testEngines())('partner merchant withdrawals on %s', (engine) => {
     const m = await activeMerchant('gone-1', '0.003');
     const quote = await call('GET', '/withdrawal_quote', { merchant_api_id: m.merchant_api_id, withdrawal_auth_key: m.withdrawal_auth_key, amount: 50 });
     expect(quote.json.result).toBe('0');
-    await t.ctx.partners.sender.stop();
+    await t.ctx.withdrawals.sender.stop();
     try {
       const confirm = await call('POST', '/withdrawal', { withdrawal_id: quote.json.withdrawal_id, withdrawal_auth_key: m.withdrawal_auth_key });
       expect(confirm.json.withdrawal_status).toBe('pending');
       // The operator empties the wallet elsewhere before the withdrawal goes out.
       const wallet = await t.ctx.db.kysely.selectFrom('wallets').select('id').where('api_id', '=', m.merchant_api_id).executeTakeFirstOrThrow();
       await t.ctx.spending.spend({ walletId: wallet.id, outputs: [{ address: settlement, amountSats: 290_000n }], purpose: 'operator' });
-      await t.ctx.partners.sender.runOnce();
+      await t.ctx.withdrawals.sender.runOnce();
     } finally {
-      t.ctx.partners.sender.start();
+      t.ctx.withdrawals.sender.start();
     }
     const status = await call('GET', '/withdrawal', { withdrawal_id: quote.json.withdrawal_id });
     expect(status.json).toMatchObject({ result: '0', withdrawal_status: 'failed', tx_id: '' });

@@ -7,7 +7,7 @@ import type { Selectable, Transaction } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database, WithdrawalsTable } from '../db/schema.ts';
 import { isoUtc, type Clock } from '../core/clock.ts';
-import { WalletApiError } from '../core/errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { lockRow } from '../db/row-locks.ts';
 import type { Rates } from '../rates/rates-port.ts';
 import type { ChainService } from '../chain/chain-service.ts';
@@ -15,12 +15,14 @@ import type { ChainId } from '../chain/chain-id.ts';
 import { JsonNumber } from '../money/exact-json.ts';
 import { btcFromSats, ConversionError, parseFiatAmount, fiatToSats } from '../money/money.ts';
 import { DecimalError } from '../money/decimal.ts';
+import { amountRangeProblem, satsRangeProblem } from '../money/amount-bounds.ts';
 import { jsonNumber } from '../money/json-number.ts';
 import { exactNumber } from '../money/canonical-json.ts';
 import type { Fields } from '../partners/fields.ts';
 import { onlyKnown } from '../partners/fields.ts';
 import { canWithdraw, walletEventFields, type PartnerMerchant, type PartnerWallets } from '../partners/partner-wallets.ts';
-import { recordCreated, transitionWithdrawal, type WebhookTarget } from '../partners/transitions.ts';
+import { recordCreated, type WebhookTarget } from '../partners/transitions.ts';
+import { transitionWithdrawal } from './transitions.ts';
 import { estimateFee, inputsNeeded, withdrawableBalance } from './withdrawable-balance.ts';
 
 /** A withdrawal row as stored. */
@@ -76,17 +78,19 @@ export class Withdrawals {
     const currency = merchant.wallet.local_currency.toUpperCase();
     const amount = readAmount(fields.amount, amountFromQuery, currency);
     if (!canWithdraw(merchant.pw.wallet_status)) {
-      throw new WalletApiError('201', `Wrong or missing argument: the wallet is ${merchant.pw.wallet_status}, not active; withdrawals need an approved KYC review`);
+      throw new DomainError('invalid', `Wrong or missing argument: the wallet is ${merchant.pw.wallet_status}, not active; withdrawals need an approved KYC review`);
     }
     const chain = this.deps.chains.forMode(merchant.wallet.mode as ChainId);
     const feeRate = await chain.source.estimateFee(FEE_TARGET_BLOCKS);
     const now = this.deps.clock();
     const { db } = this.deps;
     const row = await db.kysely.transaction().execute(async (trx) => {
-      await lockRow(trx, db.engine, 'wallets', merchant.wallet.id);
+      await lockRow(trx, db, 'wallets', merchant.wallet.id);
       const lock = await this.deps.rates.lock('withdrawal_quote', currency, trx);
       const sats = fiatToSats(amount, lock.rate);
-      if (sats <= 0n) throw new WalletApiError('201', 'Wrong or missing argument: amount is worth less than one satoshi');
+      const range = satsRangeProblem(sats);
+      if (range !== null) throw new DomainError('invalid', `Wrong or missing argument: amount ${range}`);
+      if (sats <= 0n) throw new DomainError('invalid', 'Wrong or missing argument: amount is worth less than one satoshi');
       const balance = await withdrawableBalance(trx, merchant.wallet);
       const fee = estimateFee(feeRate, inputsNeeded(balance.coinValues, sats));
       if (balance.available < sats + fee) throw insufficient(balance.available, sats, fee);
@@ -149,15 +153,15 @@ export class Withdrawals {
     const { db } = this.deps;
     const now = this.deps.clock();
     const row = await db.kysely.transaction().execute(async (trx) => {
-      await lockRow(trx, db.engine, 'wallets', merchant.wallet.id);
+      await lockRow(trx, db, 'wallets', merchant.wallet.id);
       const current = await trx.selectFrom('withdrawals').selectAll().where('id', '=', withdrawal.id).executeTakeFirstOrThrow();
       if (current.status !== 'quoted') return current;
       if (now >= Number(current.expires_at)) {
-        throw new WalletApiError('201', `Wrong or missing argument: the quote expired at ${isoUtc(Number(current.expires_at))}; ask for a new quote`);
+        throw new DomainError('invalid', `Wrong or missing argument: the quote expired at ${isoUtc(Number(current.expires_at))}; ask for a new quote`);
       }
       const pw = await trx.selectFrom('partner_wallets').select('wallet_status').where('id', '=', merchant.pw.id).executeTakeFirstOrThrow();
       if (!canWithdraw(pw.wallet_status)) {
-        throw new WalletApiError('201', `Wrong or missing argument: the wallet is ${pw.wallet_status}, not active`);
+        throw new DomainError('invalid', `Wrong or missing argument: the wallet is ${pw.wallet_status}, not active`);
       }
       const balance = await withdrawableBalance(trx, merchant.wallet, current.id);
       if (balance.available < current.crypto_sats + current.fee_estimate_sats) {
@@ -280,27 +284,38 @@ export class Withdrawals {
 /** Reads `amount`: a JSON number (exact), or a decimal string only when it came from the query string. */
 function readAmount(value: unknown, fromQuery: boolean, currency: string): string {
   let text: string;
-  if (value instanceof JsonNumber) text = value.toDecimal();
+  if (value instanceof JsonNumber) text = numberText(value);
   else if (fromQuery && typeof value === 'string' && /^\d+(\.\d+)?$/.test(value)) text = value;
-  else if (value === undefined) throw new WalletApiError('201', 'Wrong or missing argument: amount is required');
-  else throw new WalletApiError('201', 'Wrong or missing argument: amount must be a number');
+  else if (value === undefined) throw new DomainError('invalid', 'Wrong or missing argument: amount is required');
+  else throw new DomainError('invalid', 'Wrong or missing argument: amount must be a number');
+  const range = amountRangeProblem(text, currency);
+  if (range !== null) throw new DomainError('invalid', `Wrong or missing argument: amount ${range}`);
   let amount: string;
   try {
     amount = parseFiatAmount(text, currency);
   } catch (err) {
     if (err instanceof DecimalError || err instanceof RangeError || err instanceof ConversionError) {
-      throw new WalletApiError('201', `Wrong or missing argument: amount ${text} is not a valid ${currency} amount (${err.message})`);
+      throw new DomainError('invalid', `Wrong or missing argument: amount ${text} is not a valid ${currency} amount (${err.message})`);
     }
     throw err;
   }
-  if (!/[1-9]/.test(amount) || amount.startsWith('-')) throw new WalletApiError('201', 'Wrong or missing argument: amount must be positive');
+  if (!/[1-9]/.test(amount) || amount.startsWith('-')) throw new DomainError('invalid', 'Wrong or missing argument: amount must be positive');
   return amount;
 }
 
-function insufficient(available: bigint, sats: bigint, fee: bigint): WalletApiError {
+/** A JSON number's plain decimal; an exponent too large to expand (1e999) is out of range, the caller's mistake. */
+function numberText(value: JsonNumber): string {
+  try {
+    return value.toDecimal();
+  } catch {
+    throw new DomainError('invalid', `Wrong or missing argument: amount ${value.text.slice(0, 40)} is out of range`);
+  }
+}
+
+function insufficient(available: bigint, sats: bigint, fee: bigint): DomainError {
   const avail = available < 0n ? 0n : available;
-  return new WalletApiError(
-    '201',
+  return new DomainError(
+    'invalid',
     `Wrong or missing argument: insufficient balance: ${btcFromSats(avail)} BTC confirmed and not committed to other withdrawals; ` +
       `${btcFromSats(sats + fee)} BTC needed (${btcFromSats(sats)} BTC and an estimated network fee of ${btcFromSats(fee)} BTC)`,
   );

@@ -25,6 +25,7 @@ import { writeRatesFile } from '../support/rates-file.ts';
 import { addressForPublicKey, decodeAddressFor } from '../../src/bitcoin/address.ts';
 import { satsFromBtc } from '../../src/money/money.ts';
 import { CONSOLE_CSP } from '../../src/console/console-headers.ts';
+import { enqueueNotifications } from '../../src/notify/outbox.ts';
 import { fitsWidth, launchChromium, markDocument, RESULTS_DIR, stillMarked, watchPage } from './chromium.ts';
 
 const run = promisify(execFile);
@@ -269,6 +270,73 @@ describe('the merchant console in Chromium', () => {
     await page.waitForURL(`${origin}/console/login`);
     await page.goto(`${origin}/console/orders`);
     expect(new URL(page.url()).pathname).toBe('/console/login');
+    await context.close();
+  });
+
+  it('on a 360 px phone lays out the empty console with its add-wallet form, and a payment detail with several notifications as cards', async () => {
+    const context = await browser.newContext({ viewport: PHONE });
+    const page = await context.newPage();
+    await signIn(page, 'merchant-phone@shop.example');
+    // The empty console explains how a wallet is attached and has the form right there, on screen.
+    expect(await page.locator('#no-wallets').innerText()).toContain('is not attached by itself');
+    expect(await page.locator('#no-wallets #pub').isVisible()).toBe(true);
+    expect(await fitsWidth(page)).toBe(true);
+    await check(page, 'wallets-empty');
+    await page.setViewportSize(PHONE);
+
+    await page.getByRole('button', { name: 'Create a wallet held by the service' }).click();
+    await page.waitForSelector('.flash.ok');
+    const apiId = (await page.locator('.wallet code').first().innerText()).trim();
+    const payment = await createPayment(apiId);
+    const row = await t.ctx.db.kysely.selectFrom('payments').select(['id', 'wallet_id']).where('reference', '=', payment.payment_reference).executeTakeFirstOrThrow();
+    // A few deliveries to long webhook URLs and e-mail addresses, each with failed attempts, and long causes.
+    const targets = [
+      'https://notifications.a-rather-long-shop-domain-name.example/webhooks/satgate/payment-updates?store=12345&secret=abcdef',
+      'https://hooks.another-long-subdomain.shop.example/api/v2/bitcoin/payments/notify',
+      'accounts-receivable.department@a-rather-long-shop-domain-name.example',
+    ];
+    const now = Date.now();
+    await t.ctx.db.kysely.transaction().execute((trx) =>
+      enqueueNotifications(
+        trx,
+        targets.map((target) => ({ kind: target.includes('@') ? ('email' as const) : ('webhook' as const), target, walletId: row.wallet_id, paymentId: row.id, payload: { status: 'unpaid' } })),
+        now + 3_600_000,
+      ),
+    );
+    const events = await t.ctx.db.kysely.selectFrom('outbox').select('id').where('payment_id', '=', row.id).where('target', 'in', targets).execute();
+    // What receivers answer: an error status, a connection that never came, a mail server's refusal; a few tries each.
+    const answers = [
+      { http_status: 502n, error: 'HTTP 502', tries: 3 },
+      { http_status: null, error: 'connect ETIMEDOUT 203.0.113.9:443', tries: 3 },
+      { http_status: null, error: '421 4.7.0 Try again later, closing connection', tries: 2 },
+    ];
+    for (const [i, event] of events.entries()) {
+      const { tries, ...answer } = answers[i % answers.length]!;
+      await t.ctx.db.kysely.updateTable('outbox').set({ state: 'failed', attempts: BigInt(tries) }).where('id', '=', event.id).execute();
+      for (let attempt = 1n; attempt <= BigInt(tries); attempt++) {
+        await t.ctx.db.kysely.insertInto('outbox_attempts').values({ outbox_id: event.id, attempt, at: BigInt(now), ...answer, duration_ms: 40n }).execute();
+      }
+    }
+    await t.ctx.db.kysely
+      .insertInto('payment_transitions')
+      .values({ payment_id: row.id, from_status: 'unpaid', to_status: 'expired', cause: 'expired_without_any_payment_after_the_rate_lock', at: BigInt(now) })
+      .execute();
+
+    await page.setViewportSize(PHONE);
+    await page.goto(`${origin}/console/orders/payment/${row.id}`);
+    await page.waitForSelector('#deliveries');
+    expect(await fitsWidth(page)).toBe(true);
+    const height = await page.evaluate<number>('document.documentElement.scrollHeight');
+    expect(height, 'the detail page height at 360 px').toBeLessThan(2000);
+    const inView = (selector: string) =>
+      page.evaluate<boolean>(
+        `(() => { const els = [...document.querySelectorAll(${JSON.stringify(selector)})]; return els.length > 0 && els.every((el) => { const r = el.getBoundingClientRect(); return r.width > 40 && r.height > 0 && r.left >= 0 && r.right <= window.innerWidth; }); })()`,
+      );
+    expect(await inView('#transitions td.cause'), 'every cause on screen').toBe(true);
+    expect(await inView('#deliveries td.attempts-cell'), 'every attempts list on screen').toBe(true);
+    expect(await page.locator('#transitions td.cause').last().innerText()).toContain('expired without any payment');
+    expect(await page.locator('#deliveries').innerText()).toContain('HTTP 502');
+    await check(page, 'payment-detail-deliveries');
     await context.close();
   });
 

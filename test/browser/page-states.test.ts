@@ -108,6 +108,10 @@ describe('hosted page in Chromium (contract stub)', () => {
     expect(await loadedImageWidth(page, 'qr-image')).toBe(512);
     expect(await page.locator('#countdown').innerText()).toMatch(/^1[45]:\d\d$/);
     expect(await page.locator('#cancel-link').isVisible()).toBe(true);
+    const wallet = page.locator('#wallet-link');
+    expect(await wallet.isVisible()).toBe(true);
+    expect(await wallet.getAttribute('href')).toMatch(/^bitcoin:[a-z0-9]+\?amount=0\.00050000&label=Corner%20%3Cb%3EShop%3C%2Fb%3E$/);
+    expect(await page.locator('#network-badge').isVisible()).toBe(true);
     const mark = await markDocument(page);
 
     p.status = 'unconfirmed-less';
@@ -117,6 +121,7 @@ describe('hosted page in Chromium (contract stub)', () => {
     expect(await text(page, '#amount-label')).toBe('Remaining amount to send');
     expect(await text(page, '#crypto-amount')).toBe('0.00020000');
     expect(await page.locator('#qr').isVisible()).toBe(false);
+    expect(await wallet.getAttribute('href')).toMatch(/\?amount=0\.00020000&/);
 
     p.status = 'confirmed';
     p.amounts = { unconfirmed_crypto_amount: '0', unconfirmed_order_amount: '0', confirmed_crypto_amount: '0.0005', confirmed_order_amount: '25.00' };
@@ -131,6 +136,48 @@ describe('hosted page in Chromium (contract stub)', () => {
     expect(watch.errors).toEqual([]);
     expect(await watch.cspViolations()).toEqual([]);
     await context.close();
+  });
+
+  it('once funds are seen, shows the amount paid and each transaction ID, short with the full ID copyable, linking nowhere', async () => {
+    const txA = 'a'.repeat(8) + '0123456789abcdef'.repeat(3) + 'b'.repeat(8);
+    const txB = 'c'.repeat(64);
+    const p = payment('PAID1');
+    const { page, watch, context } = await open('PAID1');
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    expect(await page.locator('#paid').isVisible()).toBe(false);
+
+    p.status = 'unconfirmed-less';
+    p.amounts = { ...p.amounts, unconfirmed_crypto_amount: '0.0003', unconfirmed_order_amount: '15.00' };
+    p.txids = [txA];
+    await expect.poll(() => text(page, '#paid-amount')).toBe('Paid 0.0003 testBTC');
+    await expect.poll(() => page.locator('#txids code.txid').count()).toBe(1);
+    expect(await text(page, '#txid-0')).toBe('aaaaaaaa…bbbbbbbb');
+    expect(await page.locator('#txid-0').getAttribute('title')).toBe(txA);
+
+    p.status = 'unconfirmed';
+    p.amounts = { ...p.amounts, unconfirmed_crypto_amount: '0.0005', unconfirmed_order_amount: '25.00' };
+    p.txids = [txA, txB];
+    await expect.poll(() => text(page, '#paid-amount')).toBe('Paid 0.0005 testBTC');
+    await expect.poll(() => page.locator('#txids code.txid').count()).toBe(2);
+    expect(await text(page, '#txid-1')).toBe('cccccccc…cccccccc');
+    await page.getByRole('button', { name: 'Copy transaction ID' }).nth(1).click();
+    await expect.poll(() => text(page, '#copy-feedback')).toBe('Copied.');
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(txB);
+    expect(await page.locator('#paid a').count()).toBe(0);
+    expect(watch.errors).toEqual([]);
+    expect(await watch.cspViolations()).toEqual([]);
+    await context.close();
+
+    // A page opened after payment shows the same from the server's rendering.
+    payment('PAID2', {
+      status: 'confirmed',
+      amounts: { unconfirmed_crypto_amount: '0', unconfirmed_order_amount: '0', confirmed_crypto_amount: '0.0005', confirmed_order_amount: '25.00' },
+      txids: [txB],
+    });
+    const again = await open('PAID2');
+    expect(await text(again.page, '#paid-amount')).toBe('Paid 0.0005 testBTC');
+    expect(await text(again.page, '#txid-0')).toBe('cccccccc…cccccccc');
+    await again.context.close();
   });
 
   it('says by how much a payment is too large', async () => {
@@ -156,6 +203,8 @@ describe('hosted page in Chromium (contract stub)', () => {
     expect(await text(page, '#indicative')).toContain('60000.00 USD per testBTC');
     expect(await page.locator('#qr').isVisible()).toBe(false);
     expect(await page.locator('#countdown-line').isVisible()).toBe(false);
+    // An indicative amount is not one to pay from a link.
+    expect(await page.locator('#wallet-link').isVisible()).toBe(false);
     expect(watch.errors).toEqual([]);
     await context.close();
   });

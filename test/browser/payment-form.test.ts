@@ -217,6 +217,35 @@ describe('payment form page in Chromium, on the real service and a regtest node'
     }
   });
 
+  it('offers "E-mail me a receipt" beside the e-mail field, unchecked, and stores the payer\'s consent with the order only when ticked', async () => {
+    const formUrl = await createForm({ order_id: 'WEB-RECEIPT', site_name: 'Corner Shop', user_fields: [{ name: 'full_name', display_name: 'Full name', required: 1, type: 'text' }] });
+    const v = await open('desktop', formUrl, false);
+    const box = v.page.getByLabel('E-mail me a receipt');
+    expect(await box.isVisible()).toBe(true);
+    expect(await box.isChecked()).toBe(false);
+    // It sits with the e-mail field: the next control after it.
+    expect(await v.page.locator('#user-email').evaluate((el) => el.closest('div')?.nextElementSibling?.querySelector('input')?.id)).toBe('receipt-consent');
+    await v.page.fill('#field-full_name', 'Ada Lovelace');
+    await v.page.fill('#user-email', 'ada@example.com');
+    await box.check();
+    await v.page.getByRole('button', { name: 'Continue to payment' }).click();
+    await expect.poll(() => phase(v)).toBe('pay');
+    const row = await t.ctx.db.kysely.selectFrom('payment_forms').select(['receipt_requested_at', 'user_email']).where('order_id', '=', 'WEB-RECEIPT').executeTakeFirstOrThrow();
+    expect(row.user_email).toBe('ada@example.com');
+    expect(row.receipt_requested_at).not.toBeNull();
+    expect(v.watch.errors).toEqual([]);
+    await v.context.close();
+
+    const plainUrl = await createForm({ order_id: 'WEB-NORECEIPT', site_name: 'Corner Shop' });
+    const w = await open('desktop', plainUrl, false);
+    await w.page.fill('#user-email', 'grace@example.com');
+    await w.page.getByRole('button', { name: 'Continue to payment' }).click();
+    await expect.poll(() => phase(w)).toBe('pay');
+    const other = await t.ctx.db.kysely.selectFrom('payment_forms').select('receipt_requested_at').where('order_id', '=', 'WEB-NORECEIPT').executeTakeFirstOrThrow();
+    expect(other.receipt_requested_at).toBeNull();
+    await w.context.close();
+  });
+
   it('partly paid: shows what is still due; after expiry a refresh re-prices it and a second payment completes the order', async () => {
     const url = await createForm({ order_id: 'WEB-PART', user_email: 'payer@example.com', site_name: 'Corner Shop' });
     const desktop = await open('desktop', url, false);

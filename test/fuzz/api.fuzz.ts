@@ -37,10 +37,13 @@ describe.each(testEngines())('fuzzed bad input on %s', (engine) => {
     const started = Date.now();
     let count = 0;
     let accepted = 0;
+    /** add_pub cases whose `pub` is a generated near-valid descriptor (bad-descriptors.ts). */
+    let descriptors = 0;
     /** Answers by error shape and status, to show where the cases landed (401s would mean auth stopped them). */
     const statuses: Record<string, number> = {};
     const property = fc.asyncProperty(arb, async (req: BadRequest) => {
       count++;
+      if (req.code === '102') descriptors++;
       const before = await databaseDigest(target.t.testDb.db);
       const res = await rawRequest(target.port, req.method, req.path, { headers: req.headers, ...(req.body === undefined ? {} : { body: req.body }) });
       const bucket = `${shapeOf(req.path)} ${res.status}`;
@@ -55,7 +58,7 @@ describe.each(testEngines())('fuzzed bad input on %s', (engine) => {
     });
     const result = await fc.check(property, { numRuns: RUNS, seed: SEED, endOnFailure: false });
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    process.stdout.write(`fuzz ${engine}: ${count} requests (${RUNS} cases + shrinking) (${accepted} valid by the schema and accepted) over ${routes.length} routes of tags ${ONLY_TAGS?.join(', ') ?? target.tags.join(', ')} in ${seconds} s, seed ${SEED}; answers ${JSON.stringify(statuses)}\n`);
+    process.stdout.write(`fuzz ${engine}: ${count} requests (${RUNS} cases + shrinking) (${accepted} valid by the schema and accepted, ${descriptors} near-valid descriptors) over ${routes.length} routes of tags ${ONLY_TAGS?.join(', ') ?? target.tags.join(', ')} in ${seconds} s, seed ${SEED}; answers ${JSON.stringify(statuses)}\n`);
     if (result.failed && result.counterexample) {
       const shrunk = withPlaceholders(result.counterexample[0] as BadRequest, target.values);
       const stored = JSON.parse(readFileSync(REGRESSIONS, 'utf8')) as BadRequest[];

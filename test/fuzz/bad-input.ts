@@ -4,6 +4,10 @@ import fc from 'fast-check';
 import { Ajv } from 'ajv';
 import { expect } from 'vitest';
 import type { RawAnswer } from '../support/raw-http.ts';
+import { MAX_BTC } from '../../src/money/amount-bounds.ts';
+import { isIso4217, minorUnits } from '../../src/money/currencies.ts';
+import { addDecimals, multiplyDecimals } from '../../src/money/decimal.ts';
+import { badDescriptors } from './bad-descriptors.ts';
 
 /** One request, as bytes on the wire would say it; `{{name}}` placeholders are filled from the fixture. */
 export interface BadRequest {
@@ -18,6 +22,13 @@ export interface BadRequest {
    * unknown fields and takes null for its options): such a request may be accepted (2xx, and then may store).
    */
   schemaValid?: true;
+  /**
+   * Set when the request must be refused even though its body matches the documented schema: an amount beyond the
+   * bound (src/money/amount-bounds.ts) is a valid JSON number or decimal string, and still never accepted.
+   */
+  mustRefuse?: true;
+  /** The wallet API code the refusal must carry (a near-valid descriptor in add_pub's `pub`: 102). */
+  code?: string;
 }
 
 /** A JSON schema as the OpenAPI document gives it (the parts read here). */
@@ -36,6 +47,8 @@ export interface Route {
   /** Fastify form: /balance/:address */
   path: string;
   params: string[];
+  /** Names of its query parameters. */
+  query: string[];
   body: Schema | null;
   /** The other methods the document has at the same path (a "wrong method" case must not be one of them). */
   siblings: string[];
@@ -58,6 +71,7 @@ export function routesOf(doc: OpenApiDoc): Route[] {
         method: method.toUpperCase(),
         path: path.replace(/\{([^}]+)\}/g, ':$1'),
         params: (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name),
+        query: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
         body: op.requestBody?.content?.['application/json']?.schema ?? null,
         siblings: Object.keys(ops).map((m) => m.toUpperCase()),
         tags: op.tags ?? [],
@@ -98,6 +112,12 @@ export interface Fixture {
   headers: Record<string, Record<string, string>>;
   /** A valid value per path parameter name. */
   params: Record<string, string>;
+  /** A valid value per query parameter name (the withdrawal quote's merchant and key). */
+  query: Record<string, string>;
+  /** Price of 1 BTC per fiat code the target runs with, to aim amounts just past 21,000,000 BTC. */
+  rates: Record<string, string>;
+  /** set_addr's body fields carrying an order payload sealed to the fixture wallet, with this order amount (in USD). */
+  sealedOrder?: (orderAmount: string) => Record<string, string>;
 }
 
 const weirdText = fc.oneof(
@@ -134,6 +154,42 @@ function exampleOf(schema: Schema): unknown {
 
 const key = (r: Route) => `${r.method} ${r.path}`;
 
+/** A body or query field holding money: `amount`, `order_amount`, `refund_amount`. */
+const AMOUNT_FIELD = /(^|_)amount$/;
+
+/**
+ * Amount texts beyond the one bound (src/money/amount-bounds.ts) in `currency`, at the fixture's rates: huge
+ * integers and decimals, a satoshi or a minor unit past 21,000,000 BTC, negatives, more decimals than any face
+ * takes. Every one must be refused, as a string and as a JSON number.
+ */
+export function outOfRangeAmounts(currency: string, rates: Record<string, string>): string[] {
+  const c = currency.toUpperCase();
+  const common = [`1${'0'.repeat(17)}`, `1${'0'.repeat(30)}.5`, '9'.repeat(40), '-1', '-0.01', `-1${'0'.repeat(16)}`, `0.${'0'.repeat(40)}1`, `1.${'1'.repeat(19)}`];
+  if (c === 'BTC') return [...common, `${MAX_BTC}.00000001`, '21000001', '2100000000000000', '0.000000001'];
+  if (c === 'SATS') return [...common, '2100000000000001', '99999999999999999'];
+  const rate = rates[c];
+  const m = isIso4217(c) ? minorUnits(c) : 2;
+  const minor = m === 0 ? '1' : `0.${'0'.repeat(m - 1)}1`;
+  return [...common, '1000000000000000', '9999999999999999.99', ...(rate ? [addDecimals(multiplyDecimals(MAX_BTC, rate), minor)] : [])];
+}
+
+/** JSON number literals beyond the bound in any currency, or beyond what a number literal may be (1e401). */
+const OUT_OF_RANGE_LITERALS = ['1e30', '1E+16', '2.2e15', '-1e30', '1e400', '1e401', '1e-30', '1e99999'];
+
+/** One out-of-range amount as a JSON literal: the decimal as a string or as a number, or an exponent form. */
+function amountLiteral(currency: string, rates: Record<string, string>): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.constantFrom(...outOfRangeAmounts(currency, rates)).chain((v) => fc.constantFrom(JSON.stringify(v), v)),
+    fc.constantFrom(...OUT_OF_RANGE_LITERALS),
+  );
+}
+
+/** A body with `field` set to a raw JSON literal (an exponent form must reach the server as written). */
+function withLiteral(body: Record<string, unknown>, field: string, literal: string): string {
+  const mark = '\u0000amount\u0000';
+  return JSON.stringify({ ...body, [field]: mark }).replace(JSON.stringify(mark), literal);
+}
+
 /** Fills the path's parameters with the fixture's valid values, one of them replaced by `bad` when given. */
 function pathOf(route: Route, fixture: Fixture, bad?: { name: string; raw: string }): string {
   return route.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) =>
@@ -162,6 +218,29 @@ export function badRequests(route: Route, fixture: Fixture): fc.Arbitrary<BadReq
         headers,
         why: `path parameter ${bad.name} = ${bad.raw.slice(0, 40)}`,
       })),
+    );
+  }
+  // Amounts beyond the bound in a path (exchange, op 6) or query (withdrawal quote), in the currency the route prices in.
+  if (route.params.includes('amount')) {
+    const currency = fixture.params.from ?? 'USD';
+    kinds.push(
+      fc.constantFrom(...outOfRangeAmounts(currency, fixture.rates), ...OUT_OF_RANGE_LITERALS).map((v) => ({
+        method: route.method,
+        path: pathOf(route, fixture, { name: 'amount', raw: encodeURIComponent(v) }),
+        headers,
+        why: `amount out of range: path amount = ${v.slice(0, 40)} ${currency}`,
+        mustRefuse: true as const,
+      })),
+    );
+  }
+  const amountQuery = route.query.filter((q) => AMOUNT_FIELD.test(q));
+  if (amountQuery.length > 0) {
+    kinds.push(
+      fc.record({ name: fc.constantFrom(...amountQuery), v: fc.constantFrom(...outOfRangeAmounts('USD', fixture.rates)) }).map(({ name, v }) => {
+        const query = new URLSearchParams(route.query.filter((q) => q !== name && fixture.query[q] !== undefined).map((q) => [q, fixture.query[q]!] as [string, string]));
+        query.set(name, v);
+        return { method: route.method, path: `${pathOf(route, fixture)}?${query.toString()}`, headers, why: `amount out of range: query ${name} = ${v.slice(0, 40)}`, mustRefuse: true as const };
+      }),
     );
   }
   // A method the route does not have, or no method HTTP knows.
@@ -195,6 +274,46 @@ export function badRequests(route: Route, fixture: Fixture): fc.Arbitrary<BadReq
           ),
         ),
       );
+    }
+    // Every money field of the body, beyond the bound: in the body's currency, and in BTC (and SATS) where the body
+    // names its currency, so a satoshi past 21,000,000 BTC is tried as well as a fiat amount worth more than that.
+    const amountFields = props.map(([k]) => k).filter((k) => AMOUNT_FIELD.test(k));
+    if (amountFields.length > 0) {
+      const currencyField = ['currency', 'order_currency'].find((f) => typeof base[f] === 'string');
+      const baseCurrency = currencyField ? String(base[currencyField]) : /refund/.test(route.path) ? 'BTC' : 'USD';
+      const currencies = currencyField === 'currency' ? [baseCurrency, 'BTC', 'SATS'] : [baseCurrency];
+      kinds.push(
+        fc.record({ field: fc.constantFrom(...amountFields), currency: fc.constantFrom(...currencies) }).chain(({ field, currency }) =>
+          amountLiteral(currency, fixture.rates).map((literal) => {
+            const body = currencyField ? { ...base, [currencyField]: currency } : base;
+            return { ...json(null, `amount out of range: ${field} = ${literal.slice(0, 40)} ${currency}`), body: withLiteral(body, field, literal), mustRefuse: true as const };
+          }),
+        ),
+      );
+    }
+    // The payment request's cart: every item amount, shipping, discount and tax are amounts too.
+    if (props.some(([k]) => k === 'cart')) {
+      kinds.push(
+        fc.record({ field: fc.constantFrom('amount', 'shipping_cost', 'shipping_discount', 'tax_cost'), literal: amountLiteral('USD', fixture.rates) }).map(({ field, literal }) => {
+          const at = (name: string, otherwise: string) => (field === name ? literal : otherwise);
+          const cart = `{"items":[{"amount":${at('amount', '1')},"quantity":1,"label":"item","sku":"sku-1"}],"shipping_cost":${at('shipping_cost', '0')},"shipping_discount":${at('shipping_discount', '0')},"tax_cost":${at('tax_cost', '0')}}`;
+          return { ...json(null, `amount out of range: cart ${field} = ${literal.slice(0, 40)}`), body: withLiteral(base, 'cart', cart), mustRefuse: true as const };
+        }),
+      );
+    }
+    // set_addr's order amount travels in the sealed payload; the fixture seals it to the wallet's key.
+    if (key(route) === 'POST /set_addr' && fixture.sealedOrder) {
+      const seal = fixture.sealedOrder;
+      kinds.push(
+        fc.constantFrom(...outOfRangeAmounts('USD', fixture.rates)).map((v) => ({ ...json({ ...base, ...seal(v) }, `amount out of range: payload order_amount = ${v.slice(0, 40)}`), mustRefuse: true as const })),
+      );
+    }
+    // add_pub's key as a near-valid output descriptor: refused with 102, nothing stored. Added several times so that
+    // about a third of add_pub's cases are descriptors: one kind among a dozen reached the server 0-1 times in 2,500
+    // cases over every route.
+    if (key(route) === 'POST /add_pub') {
+      const descriptor = badDescriptors.map(({ text, why }) => ({ ...json({ ...base, pub: text }, `pub: ${why}: ${text.slice(0, 80)}`), mustRefuse: true as const, code: '102' }));
+      for (let i = 0; i < 6; i++) kinds.push(descriptor);
     }
     for (const field of schema.required ?? []) {
       const { [field]: _gone, ...rest } = base;
@@ -253,7 +372,7 @@ export function badRequests(route: Route, fixture: Fixture): fc.Arbitrary<BadReq
   }
   // A body that the documented schema accepts (only sent with JSON's content type) may be a valid request.
   return fc.oneof(...kinds).map((req) =>
-    schema && req.method === route.method && req.path === pathOf(route, fixture) && (req.headers['content-type'] ?? '') === 'application/json' && validBySchema(schema, req.body)
+    schema && req.mustRefuse !== true && req.method === route.method && req.path === pathOf(route, fixture) && (req.headers['content-type'] ?? '') === 'application/json' && validBySchema(schema, req.body)
       ? { ...req, schemaValid: true as const }
       : req,
   );
@@ -305,6 +424,7 @@ export function checkAnswer(req: BadRequest, res: RawAnswer): void {
     const codeKey = 'return' in body ? 'return' : 'result';
     expect(Object.keys(body).sort()).toEqual([codeKey, 'status'].sort());
     expect(body[codeKey]).toMatch(/^[1-9]\d{2}$/);
+    if (req.code) expect(body[codeKey], `code of ${req.why}: ${res.body.slice(0, 300)}`).toBe(req.code);
     // DESIGN.md section 7: the HTTP status of each wallet API code.
     const http: Record<string, number> = { '301': 404, '999': 404, '302': 401, '303': 401, '304': 401, '305': 401, '306': 401, '307': 401 };
     expect(res.status, `HTTP status of code ${String(body[codeKey])}`).toBe(http[String(body[codeKey])] ?? 400);

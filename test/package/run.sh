@@ -16,7 +16,7 @@ cleanup() {
 trap cleanup EXIT
 step() { printf '\n-- %s\n' "$*"; }
 
-step "npm pack (prepack builds dist/)"
+step "npm pack (prepare builds dist/)"
 tarball=$(npm pack --silent --pack-destination "$work" | tail -n 1)
 tar -tzf "$work/$tarball" | sort > "$work/files.txt"
 echo "$tarball: $(wc -l < "$work/files.txt") files, $(du -k "$work/$tarball" | cut -f1) KiB"

@@ -9,16 +9,23 @@ export interface RawAnswer {
   body: string;
 }
 
-/** Sends one request (`Connection: close` is added) and resolves with the answer. */
+/** Sends one request (`Connection: close` is added, and Content-Length unless a Transfer-Encoding is given) and resolves with the answer. */
 export function rawRequest(
   port: number,
   method: string,
   path: string,
-  opts: { headers?: Record<string, string>; body?: string | Buffer } = {},
+  opts: {
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    /** Sends the body this long after the head, so the server reads them as separate packets. */
+    pauseBeforeBodyMs?: number;
+    /** Leaves out the Host header. */
+    noHost?: boolean;
+  } = {},
 ): Promise<RawAnswer> {
   const body = opts.body === undefined ? undefined : Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(opts.body, 'utf8');
-  const headers: Record<string, string> = { host: `127.0.0.1:${port}`, connection: 'close', ...(opts.headers ?? {}) };
-  if (body !== undefined) headers['content-length'] = String(body.length);
+  const headers: Record<string, string> = { ...(opts.noHost ? {} : { host: `127.0.0.1:${port}` }), connection: 'close', ...(opts.headers ?? {}) };
+  if (body !== undefined && headers['transfer-encoding'] === undefined) headers['content-length'] = String(body.length);
   const head = `${method} ${path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
@@ -47,7 +54,10 @@ export function rawRequest(
     };
     socket.on('close', finish);
     socket.write(head);
-    if (body !== undefined) socket.write(body);
+    if (body !== undefined) {
+      if (opts.pauseBeforeBodyMs === undefined) socket.write(body);
+      else setTimeout(() => socket.writable && socket.write(body), opts.pauseBeforeBodyMs);
+    }
   });
 }
 

@@ -5,6 +5,7 @@ import { MasterKey } from '../../src/security/master-key.ts';
 import { createContext } from '../../src/app/create-context.ts';
 import type { AppContext } from '../../src/app/context.ts';
 import { buildApp } from '../../src/app/app.ts';
+import { createLogRedaction } from '../../src/http/log-redaction.ts';
 import type { Clock } from '../../src/core/clock.ts';
 import { createTestDb, type TestDb } from './test-db.ts';
 import type { Engine } from '../../src/db/database.ts';
@@ -27,7 +28,7 @@ export const TEST_MASTER_KEY = MasterKey.fromBytes(new Uint8Array(32).fill(7));
 
 /**
  * Boots the real app on a fresh database of the engine (or on `testDb`); `env` overrides configuration variables;
- * `logStream` turns request logging on into that stream (set LOG_LEVEL in `env`).
+ * `logStream` turns request logging (and the background's log) on into that stream (set LOG_LEVEL in `env`).
  */
 export async function createTestApp(
   engine: Engine,
@@ -49,17 +50,22 @@ export async function createTestApp(
     SATGATE_DATA_DIR: testDb.env.SATGATE_DATA_DIR ?? '/tmp/satgate-test',
     LOG_LEVEL: 'silent',
     SATGATE_NODE_PUSH: '0',
+    // A test app runs no development chain: internal webhook targets are refused, as in production, unless a test allows them.
+    SATGATE_ALLOW_PRIVATE_WEBHOOKS: '0',
     ...opts.env,
   });
+  // With a log stream, the background's lines go there too, through the same redaction as run-server.ts's.
+  const redaction = createLogRedaction();
+  const log = opts.logStream ? pino({ level: config.logLevel, hooks: { streamWrite: redaction.redactText } }, opts.logStream) : pino({ level: 'silent' });
   const ctx = await createContext({
     config,
     db: testDb.db,
     masterKey: TEST_MASTER_KEY,
     clock: opts.clock,
-    log: pino({ level: 'silent' }),
+    log,
     chains: opts.chains ?? {},
   });
-  const app = await buildApp(ctx, opts.logStream ? { logStream: opts.logStream } : { logger: false });
+  const app = await buildApp(ctx, opts.logStream ? { logStream: opts.logStream, logRedaction: redaction } : { logger: false });
   await app.ready();
   if (opts.start) await ctx.start();
   let stopped = false;

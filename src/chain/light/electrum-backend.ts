@@ -1,5 +1,10 @@
-// The light watcher's questions asked over the Electrum protocol.
+// The light watcher's questions asked over the Electrum protocol, and the Electrum source kind.
+import type { ElectrumSourceEndpoint } from '../../config/chain-endpoint.ts';
 import { btcJsonToSats } from '../rpc-client.ts';
+import type { SourceKind } from '../source-kind.ts';
+import { openLight } from './light-source.ts';
+import { parseElectrumUrl } from './electrum-client.ts';
+import { parseProxyUrl } from './socks-proxy.ts';
 import { BackendUnavailableError, type LightBackend, type MerkleProof } from './light-backend.ts';
 import { ElectrumClient, ElectrumError, type ElectrumClientOptions } from './electrum-client.ts';
 import { electrumScriptHash, type HistoryEntry } from './script-hash.ts';
@@ -105,3 +110,16 @@ export class ElectrumBackend implements LightBackend {
     return this.client.close();
   }
 }
+
+/** The Electrum source kind (chain/sources.ts). */
+export const electrumSource: SourceKind<ElectrumSourceEndpoint> = {
+  urlField: 'electrumUrl',
+  open(endpoint, deps) {
+    const backend = new ElectrumBackend({
+      endpoint: parseElectrumUrl(endpoint.electrumUrl),
+      proxy: endpoint.proxy ? parseProxyUrl(endpoint.proxy) : null,
+      budget: endpoint.budget,
+    });
+    return openLight(backend, deps, { warmEvery: endpoint.warmEvery, coldPerPoll: endpoint.coldPerPoll });
+  },
+};

@@ -1,7 +1,11 @@
 // The light watcher's questions asked of an Esplora HTTP API (Blockstream's esplora, mempool.space).
 // Esplora's script hash is the SHA-256 not reversed; `/tx/:txid/status` never answers 404, so a vanished
 // transaction is found by `/tx/:txid`.
+import type { EsploraSourceEndpoint } from '../../config/chain-endpoint.ts';
+import type { SourceKind } from '../source-kind.ts';
 import { BackendUnavailableError, type LightBackend, type MerkleProof } from './light-backend.ts';
+import { openLight } from './light-source.ts';
+import { MempoolSocket } from './mempool-socket.ts';
 import { RequestBudget, type BudgetOptions } from './request-budget.ts';
 import { esploraScriptHash, orderMempoolEntries, type HistoryEntry } from './script-hash.ts';
 
@@ -221,3 +225,22 @@ export class EsploraBackend implements LightBackend {
 
   async close(): Promise<void> {}
 }
+
+/** The Esplora source kind (chain/sources.ts), with mempool.space's websocket beside it when its URL is set. */
+export const esploraSource: SourceKind<EsploraSourceEndpoint> = {
+  urlField: 'esploraUrl',
+  open(endpoint, deps) {
+    if (endpoint.proxy) throw new Error('SATGATE_PROXY is supported for Electrum servers only (see docs/decisions.md)');
+    const backend = new EsploraBackend({ url: endpoint.esploraUrl, budget: endpoint.budget, tipCacheMs: endpoint.tipCacheMs });
+    const push = endpoint.esploraWsUrl
+      ? new MempoolSocket({
+          url: endpoint.esploraWsUrl,
+          maxAddresses: endpoint.wsMaxAddresses ?? 100,
+          log: deps.log,
+          backoffMs: endpoint.wsBackoffMs,
+          maxBackoffMs: endpoint.wsMaxBackoffMs,
+        })
+      : undefined;
+    return openLight(backend, deps, { warmEvery: endpoint.warmEvery, coldPerPoll: endpoint.coldPerPoll, push, pushTrackMs: endpoint.pushTrackMs });
+  },
+};

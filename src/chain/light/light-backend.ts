@@ -2,6 +2,7 @@
 // here is a claim: the watcher checks headers, transaction ids and Merkle proofs itself.
 import type { HistoryEntry } from './script-hash.ts';
 import type { BudgetStats } from './request-budget.ts';
+import type { ChainSourceKind } from '../../config/chain-endpoint.ts';
 
 /** A Merkle branch for a transaction in the block at `height`. */
 export interface MerkleProof {
@@ -11,7 +12,7 @@ export interface MerkleProof {
 }
 
 export interface LightBackend {
-  readonly kind: 'electrum' | 'esplora';
+  readonly kind: Exclude<ChainSourceKind, 'rpc'>;
   /** Where the server is, without credentials (safe to log and show). */
   readonly url: string;
   /** The height of the server's best chain. */

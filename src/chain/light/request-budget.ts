@@ -4,14 +4,9 @@
 // below what we were configured for teaches us its limit, instead of refusing every burst after every
 // backoff (a server that drops a connection mid-poll would otherwise abort every poll, forever).
 
-export interface BudgetOptions {
-  /** Sustained requests per second (default 5). */
-  ratePerSecond?: number;
-  /** Burst size (default 20). */
-  burst?: number;
-  /** First backoff after a refusal, doubled per refusal in a row up to maxBackoffMs (default 1000). */
-  backoffMs?: number;
-  maxBackoffMs?: number;
+import type { LightBudget } from '../../config/chain-endpoint.ts';
+
+export interface BudgetOptions extends LightBudget {
   /** Time source and sleeper, replaceable in tests. */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;

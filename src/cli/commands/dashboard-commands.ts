@@ -1,10 +1,12 @@
-import { WalletApiError } from '../../core/errors.ts';
+import { isRefusal } from '../../core/domain-errors.ts';
 import { associateByOperator } from '../../dashboard/accounts.ts';
-import { listAudit } from '../../dashboard/audit.ts';
+import { listAudit } from '../../security/audit.ts';
+import { LOCKOUT_WRONG_CODES, unlockLogin } from '../../dashboard/login-failures.ts';
 import { UsageError, type Command } from '../command.ts';
 import { openStore } from '../open-store.ts';
+import { say, sayJson } from '../output.ts';
 
-/** `satgate wallet associate <api_id> <email>` and `satgate audit [--email E] [--limit N] [--json]`. */
+/** `satgate wallet associate <api_id> <email>`, `satgate login unlock <email>` and `satgate audit [--email E] [--limit N] [--json]`. */
 export const dashboardCommands: Command[] = [
   {
     path: ['wallet', 'associate'],
@@ -17,14 +19,38 @@ export const dashboardCommands: Command[] = [
       const { db } = await openStore();
       try {
         const result = await associateByOperator(db, apiId, email, Date.now()).catch((err: unknown) => {
-          if (err instanceof WalletApiError) throw new UsageError(err.code === '308' ? `not a valid e-mail address: ${email}` : err.message);
+          if (isRefusal(err)) throw new UsageError(err.kind === 'invalid-email' ? `not a valid e-mail address: ${email}` : err.message);
           throw err;
         });
-        console.log(
-          result.created
-            ? `${apiId} is now associated with ${email.toLowerCase()}${result.profileCreated ? ' (new profile; they log in with POST /send_otp)' : ''}`
-            : `${apiId} was already associated with ${email.toLowerCase()}`,
-        );
+        if (result.created) say`${apiId} is now associated with ${email.toLowerCase()}${result.profileCreated ? ' (new profile; they log in with POST /send_otp)' : ''}`;
+        else say`${apiId} was already associated with ${email.toLowerCase()}`;
+      } finally {
+        await db.close();
+      }
+    },
+  },
+  {
+    path: ['login', 'unlock'],
+    summary: 'lift the lockout of a dashboard e-mail after too many wrong sign-in codes',
+    usage:
+      `satgate login unlock <email>\n\nWrong sign-in codes are counted per e-mail until a sign-in: from the 10th in a row each further one\ndoubles a wait before the next code is checked, and the ${LOCKOUT_WRONG_CODES}th locks sign-in with a code for 24 hours\n(the owner is told by mail). This forgets the count, which lifts the wait or lockout at once. Do it only\nwhen you know the owner asks for it: the count is what stops someone guessing codes.`,
+    run: async (args) => {
+      const [email, ...rest] = args.filter((a) => !a.startsWith('-'));
+      if (!email || rest.length > 0) throw new UsageError('usage: satgate login unlock <email>');
+      const { db } = await openStore();
+      try {
+        const { email: normalised, had } = await unlockLogin(db, email, Date.now()).catch((err: unknown) => {
+          if (isRefusal(err)) throw new UsageError(err.kind === 'invalid-email' ? `not a valid e-mail address: ${email}` : err.message);
+          throw err;
+        });
+        const now = Date.now();
+        const failures = had?.failures ?? 0;
+        if (!had || failures === 0) say`${normalised}: not locked (0 wrong codes in a row); nothing to do`;
+        else if (had.waitUntil > now && failures >= LOCKOUT_WRONG_CODES) {
+          say`${normalised}: code sign-in unlocked (it was locked until ${new Date(had.waitUntil).toISOString()} after ${failures} wrong codes in a row)`;
+        } else if (had.waitUntil > now) {
+          say`${normalised}: code sign-in unlocked (its next code check had to wait until ${new Date(had.waitUntil).toISOString()} after ${failures} wrong codes in a row)`;
+        } else say`${normalised}: not locked; its count of ${failures} wrong codes in a row is reset`;
       } finally {
         await db.close();
       }
@@ -49,12 +75,13 @@ export const dashboardCommands: Command[] = [
       try {
         const records = await listAudit(db, { ...(email !== undefined ? { email } : {}), ...(limitText ? { limit: Number(limitText) } : {}) });
         if (args.includes('--json')) {
-          console.log(JSON.stringify(records.map((r) => ({ ...r, at: new Date(r.at).toISOString() })), null, 2));
+          sayJson(records.map((r) => ({ ...r, at: new Date(r.at).toISOString() })), 2);
         } else if (records.length === 0) {
-          console.log(email ? `no audit records for ${email}` : 'no audit records yet');
+          if (email) say`no audit records for ${email}`;
+          else say`no audit records yet`;
         } else {
           for (const r of records) {
-            console.log(`${new Date(r.at).toISOString()}  ${r.action.padEnd(19)}  ${(r.email ?? '-').padEnd(28)}  ${(r.ip ?? '-').padEnd(15)}  ${r.detail ? JSON.stringify(r.detail) : ''}`.trimEnd());
+            say`${`${new Date(r.at).toISOString()}  ${r.action.padEnd(19)}  ${(r.email ?? '-').padEnd(28)}  ${(r.ip ?? '-').padEnd(15)}  ${r.detail ? JSON.stringify(r.detail) : ''}`.trimEnd()}`;
           }
         }
       } finally {

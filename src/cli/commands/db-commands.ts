@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../../config/config.ts';
-import { openDb, dbTargetFromConfig } from '../../db/database.ts';
+import { openDb, dbTargetFromConfig, embeddedFile } from '../../db/database.ts';
 import { ProcessLock } from '../../db/sqlite-lock.ts';
 import { copyDatabase } from '../../db/db-copy.ts';
 import { UsageError, type Command } from '../command.ts';
+import { say, warn } from '../output.ts';
 
 /** `satgate db copy`: moving the embedded SQLite database to PostgreSQL. */
 export const dbCommands: Command[] = [
@@ -21,16 +22,17 @@ export const dbCommands: Command[] = [
       if (!url || !/^postgres(ql)?:\/\//.test(url)) throw new UsageError('--to postgres://… is required (the empty target database)');
       const config = loadConfig({ ...process.env, DATABASE_URL: '' });
       const source = dbTargetFromConfig(config);
-      if (source.engine !== 'sqlite' || !existsSync(source.file)) throw new UsageError(`no SQLite database at ${config.dataDir}/satgate.sqlite (SATGATE_DATA_DIR)`);
+      const file = embeddedFile(source);
+      if (file === null || !existsSync(file)) throw new UsageError(`no SQLite database at ${config.dataDir}/satgate.sqlite (SATGATE_DATA_DIR)`);
       // The server holds this lock while it runs; a copy of a database still being written would be wrong.
       const lock = ProcessLock.acquire(`${config.dataDir}/satgate.lock`);
       const from = openDb(source);
       const to = openDb({ engine: 'postgres', url, poolSize: 2 });
       try {
         const started = Date.now();
-        const report = await copyDatabase(from, to, { progress: (line) => console.error(line) });
+        const report = await copyDatabase(from, to, { progress: (line) => warn`${line}` });
         const rows = report.reduce((n, t) => n + t.rows, 0);
-        console.log(`copied ${report.length} tables, ${rows} rows, verified, in ${Date.now() - started} ms; now set DATABASE_URL and start the server`);
+        say`copied ${report.length} tables, ${rows} rows, verified, in ${Date.now() - started} ms; now set DATABASE_URL and start the server`;
       } finally {
         await from.close();
         await to.close();

@@ -4,6 +4,7 @@ import { openStore } from '../open-store.ts';
 import type { Db } from '../../db/database.ts';
 import { GreenfieldKeys } from '../../greenfield/api-keys.ts';
 import { POLICIES, WOOCOMMERCE_POLICIES, isKnownPolicy, parsePermission } from '../../greenfield/permissions.ts';
+import { say, sayJson } from '../output.ts';
 
 /** The value of a single-valued option, if given; given twice is a usage error. */
 function option(args: string[], name: string): string | undefined {
@@ -50,12 +51,12 @@ export const greenfieldCommands: Command[] = [
         if (!wallet) throw new UsageError(`no wallet with API ID ${storeId}`);
         const created = await new GreenfieldKeys(db, Date.now).create({ walletId: wallet.id, storeId }, policies, label);
         if (args.includes('--json')) {
-          console.log(JSON.stringify({ apiKey: created.apiKey, storeId: created.storeId, permissions: created.permissions }));
+          sayJson({ apiKey: created.apiKey, storeId: created.storeId, permissions: created.permissions });
         } else {
-          console.log(`API key:     ${created.apiKey}   (shown once; only its hash is stored)`);
-          console.log(`Key id:      ${created.keyId}   (for "satgate greenfield key revoke")`);
-          console.log(`Store id:    ${created.storeId}`);
-          console.log(`Permissions: ${created.permissions.join('\n             ')}`);
+          say`API key:     ${created.apiKey}   (shown once; only its hash is stored)`;
+          say`Key id:      ${created.keyId}   (for "satgate greenfield key revoke")`;
+          say`Store id:    ${created.storeId}`;
+          created.permissions.forEach((p, i) => say`${i === 0 ? 'Permissions: ' : '             '}${p}`);
         }
       });
     },
@@ -69,13 +70,13 @@ export const greenfieldCommands: Command[] = [
       await withDb(async (db) => {
         const list = await new GreenfieldKeys(db, Date.now).list(storeId);
         if (args.includes('--json')) {
-          console.log(JSON.stringify(list));
+          sayJson(list);
           return;
         }
-        if (list.length === 0) console.log('no Greenfield API keys');
+        if (list.length === 0) say`no Greenfield API keys`;
         for (const k of list) {
           const state = k.revokedAt === null ? 'active' : `revoked ${new Date(k.revokedAt).toISOString()}`;
-          console.log(`${k.keyId}  ${k.storeId}  ${k.hint}  ${state}  ${k.label}\n    ${k.permissions.join(' ')}`);
+          say`${k.keyId}  ${k.storeId}  ${k.hint}  ${state}  ${k.label}\n    ${k.permissions.join(' ')}`;
         }
       });
     },
@@ -89,7 +90,7 @@ export const greenfieldCommands: Command[] = [
       if (!keyId) throw new UsageError('the key id (gfk_…, from "satgate greenfield key list") is required');
       await withDb(async (db) => {
         if (!(await new GreenfieldKeys(db, Date.now).revoke(keyId))) throw new UsageError(`no active key ${keyId}`);
-        console.log(`revoked ${keyId}`);
+        say`revoked ${keyId}`;
       });
     },
   },

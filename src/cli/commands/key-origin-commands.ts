@@ -2,6 +2,7 @@ import { UsageError, type Command } from '../command.ts';
 import { openStore } from '../open-store.ts';
 import { parseExtendedPublicKey } from '../../bitcoin/extended-key.ts';
 import { formatKeyOrigin, parseKeyOrigin } from '../../spending/psbt.ts';
+import { say } from '../output.ts';
 
 /** `satgate wallet origin <api_id> <[fingerprint/path]>`: the key's real origin, written into refund PSBTs. */
 export const keyOriginCommands: Command[] = [
@@ -22,9 +23,11 @@ export const keyOriginCommands: Command[] = [
       }
       const { db } = await openStore();
       try {
-        const wallet = await db.kysely.selectFrom('wallets').select(['id', 'pub', 'seed_sealed']).where('api_id', '=', apiId).executeTakeFirst();
+        const wallet = await db.kysely.selectFrom('wallets').select(['id', 'pub', 'seed_sealed', 'descriptor']).where('api_id', '=', apiId).executeTakeFirst();
         if (!wallet) throw new UsageError(`no wallet with API ID ${apiId}`);
         if (wallet.seed_sealed !== null) throw new UsageError('this wallet is held by the service, which signs its own transactions');
+        // A descriptor names each key's origin itself ([fingerprint/path]xpub…); register the descriptor with them instead.
+        if (wallet.descriptor) throw new UsageError('this wallet was registered as a descriptor, which carries its keys\' origins itself');
         const key = parseExtendedPublicKey(wallet.pub);
         if (origin.path.length !== key.depth) throw new UsageError(`the key has depth ${key.depth}, so its origin needs ${key.depth} path step(s), not ${origin.path.length}`);
         if (key.depth > 0 && origin.path[origin.path.length - 1] !== key.childIndex) {
@@ -33,7 +36,7 @@ export const keyOriginCommands: Command[] = [
         }
         const text = formatKeyOrigin(origin);
         await db.kysely.updateTable('wallets').set({ key_origin: text }).where('id', '=', wallet.id).execute();
-        console.log(`${apiId}: key origin ${text}`);
+        say`${apiId}: key origin ${text}`;
       } finally {
         await db.close();
       }

@@ -1,14 +1,16 @@
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../../config/config.ts';
-import { openDb, dbTargetFromConfig } from '../../db/database.ts';
+import { openDb, dbTargetFromConfig, embeddedFile } from '../../db/database.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import { readSchemaState } from '../../db/schema-version.ts';
 import { MasterKey } from '../../security/master-key.ts';
 import { BackupError, backupSqlite, manifestPath, restoreSqlite } from '../../ops/backup.ts';
 import { formatFindings, runDoctor } from '../../ops/doctor.ts';
-import { formatStatus, localServerUrl, statusFromDatabase, statusFromServer } from '../../ops/chain-status.ts';
+import { formatStatus, statusFromDatabase, statusFromServer } from '../../ops/chain-status.ts';
+import { findServer } from '../find-server.ts';
 import { UsageError, type Command } from '../command.ts';
 import { loadMasterKey } from '../open-store.ts';
+import { say, sayJson, sayText, warnText } from '../output.ts';
 
 const PG_BACKUP_HELP =
   'On PostgreSQL use its own tools while satgate runs: pg_dump --format=custom --file=satgate.dump "$DATABASE_URL" ' +
@@ -23,7 +25,7 @@ export const opsCommands: Command[] = [
     usage: 'satgate doctor\n\nReads the same environment variables as "satgate start"; safe to run beside a running server.',
     run: async () => {
       const findings = await runDoctor();
-      console.log(formatFindings(findings));
+      sayText(formatFindings(findings));
       return findings.some((f) => f.verdict === 'fail') ? 1 : 0;
     },
   },
@@ -31,7 +33,8 @@ export const opsCommands: Command[] = [
     path: ['status'],
     summary: "each network's chain source, tip, lag, verification and last error; from the running server, else from the database",
     usage:
-      'satgate status [--json] [--url URL]\n\nAsks the running server (GET /health at HOST:PORT, or URL); when nothing answers there, reads\n' +
+      'satgate status [--json] [--url URL]\n\nAsks the running server (GET /health at URL, else at the URL the server of SATGATE_DATA_DIR wrote\n' +
+      'there, else at HOST:PORT); when nothing answers, reads\n' +
       'the configuration and the database instead. Exit code 0 when every chain is ok, 1 when one is not\n' +
       '(stalled, a recent lie, failing polls), 3 when the server is not running.',
     run: async (args) => {
@@ -44,9 +47,11 @@ export const opsCommands: Command[] = [
       const given = at >= 0 ? args[at + 1] : undefined;
       if (at >= 0 && (!given || !/^https?:\/\//.test(given))) throw new UsageError('--url needs the server address, e.g. http://127.0.0.1:8080');
       const config = loadConfig();
-      const base = given ?? localServerUrl(config);
-      const report = (await statusFromServer(base)) ?? (await statusFromDatabase(config, `${base.replace(/\/+$/, '')}/health`));
-      console.log(args.includes('--json') ? JSON.stringify(report, null, 2) : formatStatus(report));
+      const server = await findServer(config, given);
+      warnText(server.note);
+      const report = (server.answers ? await statusFromServer(server.url) : null) ?? (await statusFromDatabase(config, `${server.url}/health`));
+      if (args.includes('--json')) sayJson(report, 2);
+      else sayText(formatStatus(report));
       if (!report.running) return 3;
       return report.chains.some((c) => c.ok === false) ? 1 : 0;
     },
@@ -61,10 +66,11 @@ export const opsCommands: Command[] = [
       if (!to || to.startsWith('-')) throw new UsageError('usage: satgate backup --to FILE');
       const config = loadConfig();
       const target = dbTargetFromConfig(config);
-      if (target.engine !== 'sqlite') throw new UsageError(`satgate backup copies the embedded SQLite database. ${PG_BACKUP_HELP}`);
+      const file = embeddedFile(target);
+      if (file === null) throw new UsageError(`satgate backup copies the embedded SQLite database. ${PG_BACKUP_HELP}`);
       try {
-        const m = await backupSqlite(target.file, to, loadMasterKey(config));
-        console.log(`backup written: ${to} (${m.bytes} bytes, schema version ${m.schema_version})\nmaster key fingerprint ${m.master_key_fingerprint} in ${manifestPath(to)}; back up the key file itself separately`);
+        const m = await backupSqlite(file, to, loadMasterKey(config));
+        say`backup written: ${to} (${m.bytes} bytes, schema version ${m.schema_version})\nmaster key fingerprint ${m.master_key_fingerprint} in ${manifestPath(to)}; back up the key file itself separately`;
       } catch (err) {
         if (err instanceof BackupError) throw new UsageError(err.message);
         throw err;
@@ -80,11 +86,12 @@ export const opsCommands: Command[] = [
       if (!file) throw new UsageError('usage: satgate restore FILE');
       const config = loadConfig();
       const target = dbTargetFromConfig(config);
-      if (target.engine !== 'sqlite') throw new UsageError(`satgate restore writes the embedded SQLite database. ${PG_BACKUP_HELP}`);
+      const dbFile = embeddedFile(target);
+      if (dbFile === null) throw new UsageError(`satgate restore writes the embedded SQLite database. ${PG_BACKUP_HELP}`);
       const key = existsSync(config.masterKeyFile) ? MasterKey.loadOrCreate(config.masterKeyFile).masterKey : null;
       try {
-        const m = restoreSqlite(file, config.dataDir, target.file, config.masterKeyFile, key);
-        console.log(`restored ${file} (schema version ${m.schema_version}, taken ${m.created_at}) to ${target.file}; start satgate there`);
+        const m = restoreSqlite(file, config.dataDir, dbFile, config.masterKeyFile, key);
+        say`restored ${file} (schema version ${m.schema_version}, taken ${m.created_at}) to ${dbFile}; start satgate there`;
       } catch (err) {
         if (err instanceof BackupError) throw new UsageError(err.message);
         throw err;
@@ -101,7 +108,8 @@ export const opsCommands: Command[] = [
       try {
         const before = await readSchemaState(db);
         const applied = await migrateToLatest(db);
-        console.log(applied.length ? `schema version ${before.database} -> ${before.binary}; applied: ${applied.join(', ')}` : `schema version ${before.database} is current`);
+        if (applied.length) say`schema version ${before.database} -> ${before.binary}; applied: ${applied.join(', ')}`;
+        else say`schema version ${before.database} is current`;
       } finally {
         await db.close();
       }
@@ -116,7 +124,7 @@ export const opsCommands: Command[] = [
       const db = openDb(dbTargetFromConfig(config));
       try {
         const s = await readSchemaState(db);
-        console.log(`database schema version ${s.database}; this satgate: ${s.binary}${s.pending.length ? ` (pending: ${s.pending.join(', ')})` : ''}${s.unknown.length ? ` (unknown, newer: ${s.unknown.join(', ')})` : ''}`);
+        say`database schema version ${s.database}; this satgate: ${s.binary}${s.pending.length ? ` (pending: ${s.pending.join(', ')})` : ''}${s.unknown.length ? ` (unknown, newer: ${s.unknown.join(', ')})` : ''}`;
         return s.unknown.length > 0 ? 1 : 0;
       } finally {
         await db.close();

@@ -8,6 +8,7 @@ import type { MasterKey } from '../../security/master-key.ts';
 import { PartnerInputError, PartnerKeys } from '../../partners/partner-keys.ts';
 import { PartnerWallets } from '../../partners/partner-wallets.ts';
 import { Kyc, KycReviewError } from '../../partners/kyc.ts';
+import { say, sayJson, warn } from '../output.ts';
 
 /** The value of `--name <value>` (or `--name=value`), if given. */
 function option(args: string[], name: string): string | undefined {
@@ -76,14 +77,14 @@ export const partnerCommands: Command[] = [
         const created = await keys(s).create({ name, test: args.includes('--test'), settlementAddress, ...(webhookUrl ? { webhookUrl } : {}) }, Date.now());
         const p = created.partner;
         if (args.includes('--json')) {
-          console.log(JSON.stringify({ id: Number(p.id), name: p.name, mode: p.mode, network: p.network, partner_auth_key: created.partnerAuthKey, webhook_secret: created.webhookSecret }));
+          sayJson({ id: Number(p.id), name: p.name, mode: p.mode, network: p.network, partner_auth_key: created.partnerAuthKey, webhook_secret: created.webhookSecret });
         } else {
-          console.log(`partner:            ${p.id} ${p.name} (${p.mode}, ${p.network})`);
-          console.log(`partner_auth_key:   ${created.partnerAuthKey}`);
-          console.log(`webhook_secret:     ${created.webhookSecret}`);
-          console.log(`settlement address: ${p.settlement_address}`);
-          console.log(`webhook URL:        ${p.webhook_url ?? '(none)'}`);
-          console.error('Give the key to the partner now: it cannot be shown again.');
+          say`partner:            ${p.id} ${p.name} (${p.mode}, ${p.network})`;
+          say`partner_auth_key:   ${created.partnerAuthKey}`;
+          say`webhook_secret:     ${created.webhookSecret}`;
+          say`settlement address: ${p.settlement_address}`;
+          say`webhook URL:        ${p.webhook_url ?? '(none)'}`;
+          warn`Give the key to the partner now: it cannot be shown again.`;
         }
       });
     },
@@ -104,9 +105,9 @@ export const partnerCommands: Command[] = [
           webhook_url: p.webhook_url,
           revoked: p.revoked_at === null ? null : new Date(Number(p.revoked_at)).toISOString(),
         }));
-        if (args.includes('--json')) console.log(JSON.stringify(rows, null, 2));
-        else if (rows.length === 0) console.log('no partners yet (satgate partner create)');
-        else for (const p of rows) console.log(`${p.id}  ${p.name}  ${p.mode}  ${p.key}  ${p.settlement_address}${p.revoked ? `  revoked ${p.revoked}` : ''}`);
+        if (args.includes('--json')) sayJson(rows, 2);
+        else if (rows.length === 0) say`no partners yet (satgate partner create)`;
+        else for (const p of rows) say`${p.id}  ${p.name}  ${p.mode}  ${p.key}  ${p.settlement_address}${p.revoked ? `  revoked ${p.revoked}` : ''}`;
       });
     },
   },
@@ -120,7 +121,7 @@ export const partnerCommands: Command[] = [
       await withStore(async (s) => {
         const row = await keys(s).revoke(which.replace(/…$/, ''), Date.now());
         if (!row) throw new UsageError(`no partner ${which}`);
-        console.log(`partner ${row.id} (${row.name}) revoked at ${new Date(Number(row.revoked_at)).toISOString()}`);
+        say`partner ${row.id} (${row.name}) revoked at ${new Date(Number(row.revoked_at)).toISOString()}`;
       });
     },
   },
@@ -131,9 +132,9 @@ export const partnerCommands: Command[] = [
     run: async (args) => {
       await withStore(async (s) => {
         const docs = await kyc(s).list(args.includes('--all') ? undefined : 'pending_kyc');
-        if (args.includes('--json')) console.log(JSON.stringify(docs, null, 2));
-        else if (docs.length === 0) console.log('no documents waiting for review');
-        else for (const d of docs) console.log(`${d.merchant_api_id}  ${d.doc_id}  ${d.mime_type}  ${d.size_bytes} B  ${d.wallet_status}  ${d.partner}/${d.partner_merchant_id}  ${d.description}`);
+        if (args.includes('--json')) sayJson(docs, 2);
+        else if (docs.length === 0) say`no documents waiting for review`;
+        else for (const d of docs) say`${d.merchant_api_id}  ${d.doc_id}  ${d.mime_type}  ${d.size_bytes} B  ${d.wallet_status}  ${d.partner}/${d.partner_merchant_id}  ${d.description}`;
       });
     },
   },
@@ -153,7 +154,7 @@ export const partnerCommands: Command[] = [
         } catch (err) {
           throw new UsageError(`cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
         }
-        console.log(`${out}: ${doc.mimeType}, ${doc.bytes.length} bytes${doc.metadata ? `, metadata ${JSON.stringify(doc.metadata)}` : ''}`);
+        say`${out}: ${doc.mimeType}, ${doc.bytes.length} bytes${doc.metadata ? `, metadata ${JSON.stringify(doc.metadata)}` : ''}`;
       });
     },
   },
@@ -166,7 +167,7 @@ export const partnerCommands: Command[] = [
       if (!apiId) throw new UsageError('a merchant_api_id is required');
       await withStore(async (s) => {
         const { changed } = await kyc(s).approve(apiId);
-        console.log(changed ? `${apiId} is active` : `${apiId} was already active`);
+        say`${apiId} ${changed ? 'is active' : 'was already active'}`;
       });
     },
   },
@@ -181,7 +182,7 @@ export const partnerCommands: Command[] = [
       if (!reason) throw new UsageError('--reason is required');
       await withStore(async (s) => {
         const { changed } = await kyc(s).reject(apiId, reason);
-        console.log(changed ? `${apiId} is rejected` : `${apiId} was already rejected`);
+        say`${apiId} ${changed ? 'is rejected' : 'was already rejected'}`;
       });
     },
   },

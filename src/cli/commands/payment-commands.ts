@@ -3,6 +3,7 @@ import { UsageError, optionValues } from '../command.ts';
 import { loadMasterKey, openStore } from '../open-store.ts';
 import { OAuthClients } from '../../payments/oauth.ts';
 import { rotateWebhookSecret, PREVIOUS_SECRET_OVERLAP_MS } from '../../payments/webhook-secrets.ts';
+import { say, sayJson, warn } from '../output.ts';
 
 /** `satgate client create` and `satgate webhook-secret rotate`: payment API v1 credentials. */
 export const paymentCommands: Command[] = [
@@ -27,15 +28,15 @@ export const paymentCommands: Command[] = [
           if (err instanceof RangeError) throw new UsageError(err.message);
           throw err;
         }
-        for (const note of created.notes) console.error(`note: ${note}`);
+        for (const note of created.notes) warn`note: ${note}`;
         if (args.includes('--json')) {
-          console.log(JSON.stringify({ client_id: created.client_id, client_secret: created.client_secret, webhook_secret: created.webhook_secret }));
+          sayJson({ client_id: created.client_id, client_secret: created.client_secret, webhook_secret: created.webhook_secret });
         } else {
-          console.log(`client_id:      ${created.client_id}`);
-          console.log(`client_secret:  ${created.client_secret}`);
-          console.log(`webhook_secret: ${created.webhook_secret}`);
-          console.log(`bound to:       ${[...new Set(apiIds)].join(', ')}`);
-          console.error('Store these now: the client secret cannot be shown again.');
+          say`client_id:      ${created.client_id}`;
+          say`client_secret:  ${created.client_secret}`;
+          say`webhook_secret: ${created.webhook_secret}`;
+          say`bound to:       ${[...new Set(apiIds)].join(', ')}`;
+          warn`Store these now: the client secret cannot be shown again.`;
         }
       } finally {
         await db.close();
@@ -57,10 +58,10 @@ export const paymentCommands: Command[] = [
         const now = Date.now();
         const secret = await db.kysely.transaction().execute((trx) => rotateWebhookSecret(trx, masterKey, wallet.id, now));
         const until = new Date(now + PREVIOUS_SECRET_OVERLAP_MS).toISOString();
-        if (args.includes('--json')) console.log(JSON.stringify({ api_id: apiId, webhook_secret: secret, previous_valid_until: until }));
+        if (args.includes('--json')) sayJson({ api_id: apiId, webhook_secret: secret, previous_valid_until: until });
         else {
-          console.log(secret);
-          console.error(`The previous secret (if any) stays valid until ${until}.`);
+          say`${secret}`;
+          warn`The previous secret (if any) stays valid until ${until}.`;
         }
       } finally {
         await db.close();

@@ -2,6 +2,7 @@ import { loadConfig } from '../../config/config.ts';
 import { openDb, dbTargetFromConfig } from '../../db/database.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import type { Command } from '../command.ts';
+import { say } from '../output.ts';
 
 /** `satgate start` and `satgate migrate`. */
 export const serverCommands: Command[] = [
@@ -27,7 +28,8 @@ export const serverCommands: Command[] = [
       const db = openDb(dbTargetFromConfig(config));
       try {
         const applied = await migrateToLatest(db);
-        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database schema is current');
+        if (applied.length) say`applied: ${applied.join(', ')}`;
+        else say`database schema is current`;
       } finally {
         await db.close();
       }

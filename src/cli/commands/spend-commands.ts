@@ -2,10 +2,10 @@ import pino from 'pino';
 import { UsageError, type Command } from '../command.ts';
 import { loadMasterKey, openStore } from '../open-store.ts';
 import { ChainService } from '../../chain/chain-service.ts';
-import { endpointsFromConfig } from '../../app/create-context.ts';
 import { createSpending } from '../../spending/spending.ts';
 import { SpendRefusedError } from '../../spending/spending-errors.ts';
 import { btcFromSats } from '../../money/money.ts';
+import { say, sayJson } from '../output.ts';
 
 /** `satgate spend list [--api-id ID] [--json]` and `satgate spend bump <txid> --fee-rate N`. */
 export const spendCommands: Command[] = [
@@ -47,13 +47,13 @@ export const spendCommands: Command[] = [
           outputs: outs.filter((o) => o.spend_id === r.id).map((o) => ({ address: o.address, amount_btc: btcFromSats(o.amount_sats), change: o.is_change === 1n })),
         }));
         if (args.includes('--json')) {
-          console.log(JSON.stringify(report, null, 2));
+          sayJson(report, 2);
           return;
         }
-        if (report.length === 0) console.log('no spends yet');
+        if (report.length === 0) say`no spends yet`;
         for (const s of report) {
-          console.log(`${s.txid}  ${s.status}  ${s.purpose}  ${s.api_id}  fee ${s.fee_btc} BTC (${s.fee_rate} sat/vB, ${s.vsize} vB)${s.last_error ? `  last error: ${s.last_error}` : ''}`);
-          for (const o of s.outputs) console.log(`    ${o.change ? 'change ' : 'pay    '} ${o.amount_btc} BTC -> ${o.address}`);
+          say`${s.txid}  ${s.status}  ${s.purpose}  ${s.api_id}  fee ${s.fee_btc} BTC (${s.fee_rate} sat/vB, ${s.vsize} vB)${s.last_error ? `  last error: ${s.last_error}` : ''}`;
+          for (const o of s.outputs) say`    ${o.change ? 'change ' : 'pay    '} ${o.amount_btc} BTC -> ${o.address}`;
         }
       } finally {
         await db.close();
@@ -74,10 +74,10 @@ export const spendCommands: Command[] = [
       const log = pino({ level: 'silent' });
       const chains = new ChainService(db, Date.now, log, config.pollMs, config.fallbackFeeRate);
       try {
-        await chains.configure(endpointsFromConfig(config));
+        await chains.configure(config.chains);
         const spending = createSpending({ db, chains, masterKey: loadMasterKey(config), clock: Date.now, log, pollMs: config.pollMs, fallbackFeeRate: config.fallbackFeeRate });
         const bumped = await spending.bump(txid, BigInt(rateText));
-        console.log(`replaced ${txid}\n      by ${bumped.txid}  fee ${btcFromSats(bumped.fee_sats)} BTC (${bumped.fee_rate} sat/vB, ${bumped.vsize} vB)  ${bumped.status}`);
+        say`replaced ${txid}\n      by ${bumped.txid}  fee ${btcFromSats(bumped.fee_sats)} BTC (${bumped.fee_rate} sat/vB, ${bumped.vsize} vB)  ${bumped.status}`;
       } catch (err) {
         if (err instanceof SpendRefusedError) throw new UsageError(err.message);
         throw err;

@@ -1,6 +1,7 @@
 import { WalletRepository } from '../../wallets/wallet-repository.ts';
 import { UsageError, type Command } from '../command.ts';
 import { loadMasterKey, openStore } from '../open-store.ts';
+import { say, sayJson, warn } from '../output.ts';
 
 /** `satgate wallet list` and `satgate wallet export-seed <api_id>`. */
 export const walletCommands: Command[] = [
@@ -23,9 +24,9 @@ export const walletCommands: Command[] = [
           pub: w.pub,
           created: new Date(Number(w.created_at)).toISOString(),
         }));
-        if (args.includes('--json')) console.log(JSON.stringify(wallets, null, 2));
-        else if (wallets.length === 0) console.log('no wallets registered yet (POST /add_pub)');
-        else for (const w of wallets) console.log(`${w.api_id}  ${w.network}  ${w.script_type}  ${w.local_currency}  ${w.account_name ?? ''}  ${w.pub.slice(0, 16)}…${w.generated ? '  (seed held)' : ''}`);
+        if (args.includes('--json')) sayJson(wallets, 2);
+        else if (wallets.length === 0) say`no wallets registered yet (POST /add_pub)`;
+        else for (const w of wallets) say`${w.api_id}  ${w.network}  ${w.script_type}  ${w.local_currency}  ${w.account_name ?? ''}  ${w.pub.slice(0, 16)}…${w.generated ? '  (seed held)' : ''}`;
       } finally {
         await db.close();
       }
@@ -44,8 +45,8 @@ export const walletCommands: Command[] = [
         if (!wallet) throw new UsageError(`no wallet with api_id ${apiId}`);
         if (!wallet.seed_sealed) throw new UsageError(`wallet ${apiId} is watch-only: its seed was never held by this service`);
         const mnemonic = loadMasterKey(config).unseal(wallet.seed_sealed).toString('utf8');
-        console.error('This is the wallet seed. Anyone who sees it can spend the funds. Store it offline.');
-        console.log(mnemonic);
+        warn`This is the wallet seed. Anyone who sees it can spend the funds. Store it offline.`;
+        say`${mnemonic}`;
       } finally {
         await db.close();
       }

@@ -3,6 +3,7 @@ import { openStore } from '../open-store.ts';
 import type { Db } from '../../db/database.ts';
 import { hashToken } from '../../security/tokens.ts';
 import { listDeliveries, redeliver } from '../../notify/deliveries.ts';
+import { say, sayJson, warn } from '../output.ts';
 
 /** The outbox rows a payment reference, a payment form token or an order address names; null when it names nothing. */
 async function eventFilter(db: Db, id: string): Promise<{ label: string; ids: bigint[] } | null> {
@@ -63,7 +64,7 @@ export const webhookCommands: Command[] = [
         if (redeliverId || args.includes('--redeliver-all')) {
           const n = await redeliver(db, events, Date.now(), redeliverId);
           if (redeliverId && n === 0) throw new UsageError(`no event ${redeliverId} for ${filter.label}`);
-          console.error(`queued ${n} event(s) for redelivery`);
+          warn`queued ${n} event(s) for redelivery`;
         }
         const iso = (ms: number) => new Date(ms).toISOString();
         const report = (await listDeliveries(db, events)).map((e) => ({
@@ -77,16 +78,16 @@ export const webhookCommands: Command[] = [
           attempts: e.attempts.map((a) => ({ ...a, at: iso(a.at) })),
         }));
         if (args.includes('--json')) {
-          console.log(JSON.stringify(report, null, 2));
+          sayJson(report, 2);
           return;
         }
-        if (report.length === 0) console.log(`no notifications for ${reference} yet`);
+        if (report.length === 0) say`no notifications for ${reference} yet`;
         for (const e of report) {
-          console.log(`${e.event_id}  ${e.kind}  ${e.status ?? ''}  ${e.state}  -> ${e.target}`);
+          say`${e.event_id}  ${e.kind}  ${e.status ?? ''}  ${e.state}  -> ${e.target}`;
           for (const a of e.attempts) {
-            console.log(`    #${a.attempt} ${a.at}  ${a.http_status ?? '-'}  ${a.duration_ms} ms${a.error ? `  ${a.error}` : ''}`);
+            say`    #${a.attempt} ${a.at}  ${a.http_status ?? '-'}  ${a.duration_ms} ms${a.error ? `  ${a.error}` : ''}`;
           }
-          if (e.next_attempt) console.log(`    next attempt ${e.next_attempt}`);
+          if (e.next_attempt) say`    next attempt ${e.next_attempt}`;
         }
       } finally {
         await db.close();

@@ -11,7 +11,7 @@ export interface ConsoleAssetUrls {
 }
 
 /** Which section of the navigation a page belongs to. */
-export type Section = 'wallets' | 'orders' | 'refunds' | 'profile' | 'none';
+export type Section = 'wallets' | 'orders' | 'refunds' | 'reports' | 'profile' | 'none';
 
 /** What every page shows around its content. */
 export interface Shell {
@@ -28,6 +28,7 @@ const NAV: [Exclude<Section, 'none'>, string, string][] = [
   ['wallets', '/console/wallets', 'Wallets'],
   ['orders', '/console/orders', 'Payments'],
   ['refunds', '/console/refunds', 'Refunds'],
+  ['reports', '/console/reports', 'Reports'],
   ['profile', '/console/profile', 'Profile'],
 ];
 

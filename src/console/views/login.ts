@@ -1,6 +1,6 @@
 // The sign-in pages: ask for the e-mail, then for the six-digit code mailed to it (operations 18 and 19).
 import { escapeHtml as e } from '../../pages/html.ts';
-import { consolePage, type ConsoleAssetUrls } from './layout.ts';
+import { consolePage, when, type ConsoleAssetUrls } from './layout.ts';
 
 type Flash = { kind: 'ok' | 'error'; text: string } | null;
 
@@ -19,10 +19,11 @@ export function renderEmailStep(assets: ConsoleAssetUrls, opts: { email?: string
   return consolePage({ title: 'Sign in', assets, user: null, section: 'none', flash: opts.flash ?? null }, body);
 }
 
-/** Step 2: the code form. */
-export function renderCodeStep(assets: ConsoleAssetUrls, email: string, flash: Flash = null): string {
+/** Step 2: the code form; `validUntil` (epoch ms) when the code in hand was sent earlier. */
+export function renderCodeStep(assets: ConsoleAssetUrls, email: string, flash: Flash = null, validUntil?: number): string {
+  const valid = validUntil === undefined ? 'It is valid for 10 minutes.' : `It is valid until ${e(when(validUntil))}.`;
   const body = `<section class="panel narrow">
-  <p>We sent a six-digit code to <strong id="code-email">${e(email)}</strong>. It is valid for 10 minutes.</p>
+  <p>We sent a six-digit code to <strong id="code-email">${e(email)}</strong>. ${valid}</p>
   <form method="post" action="/console/login/code" class="form">
     <input type="hidden" name="email" value="${e(email)}">
     <div class="field">

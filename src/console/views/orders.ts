@@ -2,10 +2,11 @@
 // by the server, statuses kept fresh by console.js polling /console/orders.json) and one order's detail.
 import { escapeHtml as e } from '../../pages/html.ts';
 import { newToken } from '../../security/tokens.ts';
-import type { OrderDetail, OrderPage, OrderSummary } from '../../dashboard/merchant-orders.ts';
+import type { OrderDetail, OrderPage, OrderPayer, OrderSummary } from '../../dashboard/merchant-orders.ts';
 import { ORDER_LIST_STATUSES } from '../../dashboard/merchant-orders.ts';
 import type { RefundListing } from '../../refunds/refunds.ts';
 import { consolePage, csrfField, statusBadge, when, type Shell } from './layout.ts';
+import { fiatForDisplay } from '../../money/fiat-display.ts';
 
 type Base = Omit<Shell, 'title' | 'section'>;
 
@@ -37,7 +38,7 @@ function row(o: OrderSummary): string {
   return `<tr data-key="${e(`${o.kind}:${o.id}`)}">
   <td data-label="Order"><a href="${orderPath(o)}">${e(KIND_NAMES[o.kind] ?? o.kind)} ${e(o.reference || `#${o.id}`)}</a></td>
   <td class="status-cell" data-label="Status">${statusBadge(o.status)}</td>
-  <td class="num" data-label="Amount">${o.amount ? `${e(o.amount)} ${e(o.currency)}` : '<span class="muted">any amount</span>'}</td>
+  <td class="num" data-label="Amount">${o.amount ? `${e(fiatForDisplay(o.amount, o.currency))} ${e(o.currency)}` : '<span class="muted">any amount</span>'}</td>
   <td data-label="Wallet">${e(o.account_name ?? o.api_id)}</td>
   <td data-label="Created"><time datetime="${new Date(o.created_at).toISOString()}">${e(when(o.created_at))}</time></td>
 </tr>`;
@@ -94,16 +95,58 @@ function explorerLink(base: string | null, txid: string): string {
   return `<a href="${e(href)}" rel="noreferrer noopener" target="_blank"><code class="txid">${e(txid)}</code><span class="visually-hidden"> (block explorer, opens a new tab)</span></a>`;
 }
 
+/** What the payer typed into the form (or the shop sent about them), escaped like every other value. */
+function payerSection(payer: OrderPayer | null): string {
+  if (payer === null) return '';
+  const note =
+    payer.submitted_at !== null
+      ? `<p class="hint">Submitted by the payer on ${e(when(payer.submitted_at))}.</p>`
+      : '';
+  const facts = payer.facts.length
+    ? `<dl class="facts payer">${payer.facts.map((f) => `<div class="wide"><dt>${e(f.label)}</dt><dd class="pre">${e(f.value)}</dd></div>`).join('')}</dl>`
+    : '<p>Nothing about the payer was given.</p>';
+  return `<section class="panel" aria-labelledby="payer-h" id="payer"><h2 id="payer-h">Payer</h2>${note}${facts}</section>`;
+}
+
+/** Attempts shown without opening anything; earlier ones fold away so a long retry history stays short. */
+const SHOWN_ATTEMPTS = 3;
+
+type Attempt = OrderDetail['deliveries'][number]['attempts'][number];
+
+/** An attempt's time: the date only when it differs from the attempt before (a retry history is mostly one day). */
+function attemptTime(a: Attempt, previous: Attempt | undefined): string {
+  const full = when(a.at);
+  return previous && when(previous.at).slice(0, 10) === full.slice(0, 10) ? full.slice(11) : full;
+}
+
+function attemptItem(d: OrderDetail['deliveries'][number], a: Attempt, previous: Attempt | undefined): string {
+  const answer = a.http_status !== null ? `HTTP ${a.http_status}` : d.kind === 'email' && !a.error ? 'sent' : 'no answer';
+  // An error that only repeats the answer ("HTTP 502") says nothing more; one the attempt before had is not repeated.
+  const repeated = previous !== undefined && previous.error === a.error && previous.http_status === a.http_status;
+  const error = a.error && a.error !== answer ? ` <span class="small">(${repeated ? 'same error' : e(a.error)})</span>` : '';
+  return `<li value="${a.attempt}"><time datetime="${new Date(a.at).toISOString()}">${e(attemptTime(a, previous))}</time>: ${answer}${error}</li>`;
+}
+
+function attemptList(d: OrderDetail['deliveries'][number]): string {
+  if (d.attempts.length === 0) return '<ol class="attempts"><li>none yet</li></ol>';
+  const earlier = d.attempts.slice(0, -SHOWN_ATTEMPTS);
+  const latest = d.attempts.slice(-SHOWN_ATTEMPTS);
+  const folded = earlier.length
+    ? `<details class="earlier"><summary>${earlier.length} earlier ${earlier.length === 1 ? 'attempt' : 'attempts'}</summary><ol class="attempts">${earlier.map((a, i) => attemptItem(d, a, earlier[i - 1])).join('')}</ol></details>`
+    : '';
+  return `${folded}<ol class="attempts">${latest.map((a, i) => attemptItem(d, a, i === 0 ? undefined : latest[i - 1])).join('')}</ol>`;
+}
+
 /** The detail page of one order. */
 export function renderOrderDetail(base: Base, o: OrderDetail, opts: { explorer: string | null; refunds: RefundListing[] }): string {
   const csrf = base.user!.csrf;
   const coin = o.mode === 'live' ? 'BTC' : 'testBTC';
   const path = orderPath(o);
   const transitions = o.transitions.length
-    ? `<div class="table-wrap"><table>
+    ? `<div class="table-wrap"><table id="transitions" class="cards">
   <thead><tr><th scope="col">When</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Cause</th></tr></thead>
   <tbody>
-${o.transitions.map((t) => `<tr><td>${e(when(t.at))}</td><td>${t.from ? statusBadge(t.from) : '<span class="muted">created</span>'}</td><td>${statusBadge(t.to)}</td><td>${e(t.cause.replace(/_/g, ' '))}</td></tr>`).join('\n')}
+${o.transitions.map((t) => `<tr class="transition"><td class="when" data-label="When">${e(when(t.at))}</td><td class="from" data-label="From">${t.from ? statusBadge(t.from) : '<span class="muted">created</span>'}</td><td class="to" data-label="To">${statusBadge(t.to)}</td><td class="cause" data-label="Cause">${e(t.cause.replace(/_/g, ' '))}</td></tr>`).join('\n')}
   </tbody></table></div>`
     : '<p>No status change yet.</p>';
   const refundsByTx = new Map<string, RefundListing[]>();
@@ -137,17 +180,17 @@ ${o.transitions.map((t) => `<tr><td>${e(when(t.at))}</td><td>${t.from ? statusBa
         .join('\n')
     : '<p>No transaction to this address yet.</p>';
   const deliveries = o.deliveries.length
-    ? `<div class="table-wrap"><table id="deliveries">
+    ? `<div class="table-wrap"><table id="deliveries" class="cards">
   <thead><tr><th scope="col">Event</th><th scope="col">To</th><th scope="col">State</th><th scope="col">Attempts (response codes)</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
   <tbody>
 ${o.deliveries
   .map(
     (d) => `<tr data-event="${e(d.event_id)}">
-  <td>${e(d.kind)}${d.status ? ` ${statusBadge(d.status)}` : ''}<br><code class="small">${e(d.event_id)}</code></td>
-  <td class="wrap">${e(d.target)}</td>
-  <td>${e(d.state)}${d.next_attempt_at !== null ? `<br><span class="small">next ${e(when(d.next_attempt_at))}</span>` : ''}</td>
-  <td><ol class="attempts">${d.attempts.map((a) => `<li>${e(when(a.at))}: ${a.http_status !== null ? `HTTP ${a.http_status}` : d.kind === 'email' && !a.error ? 'sent' : 'no answer'}${a.error ? ` <span class="small">(${e(a.error)})</span>` : ''}</li>`).join('') || '<li>none yet</li>'}</ol></td>
-  <td><form method="post" action="${path}/redeliver">${csrfField(csrf)}<input type="hidden" name="event_id" value="${e(d.event_id)}"><button type="submit" class="button secondary small">Redeliver<span class="visually-hidden"> ${e(d.event_id)}</span></button></form></td>
+  <td data-label="Event">${e(d.kind)}${d.status ? ` ${statusBadge(d.status)}` : ''}<br><code class="small">${e(d.event_id)}</code></td>
+  <td class="wrap" data-label="To">${e(d.target)}</td>
+  <td data-label="State">${e(d.state)}${d.next_attempt_at !== null ? `<br><span class="small">next ${e(when(d.next_attempt_at))}</span>` : ''}</td>
+  <td class="attempts-cell" data-label="Attempts">${attemptList(d)}</td>
+  <td class="action"><form method="post" action="${path}/redeliver">${csrfField(csrf)}<input type="hidden" name="event_id" value="${e(d.event_id)}"><button type="submit" class="button secondary small">Redeliver<span class="visually-hidden"> ${e(d.event_id)}</span></button></form></td>
 </tr>`,
   )
   .join('\n')}
@@ -156,7 +199,7 @@ ${o.deliveries
   const body = `<section class="panel" aria-labelledby="sum-h">
   <h2 id="sum-h">${e(KIND_NAMES[o.kind] ?? o.kind)} ${e(o.reference || `#${o.id}`)} ${statusBadge(o.status)}</h2>
   <dl class="facts">
-    <div><dt>Amount</dt><dd>${o.amount ? `${e(o.amount)} ${e(o.currency)}` : 'any amount'}</dd></div>
+    <div><dt>Amount</dt><dd>${o.amount ? `${e(fiatForDisplay(o.amount, o.currency))} ${e(o.currency)}` : 'any amount'}</dd></div>
     ${o.crypto_amount ? `<div><dt>Asked</dt><dd>${e(o.crypto_amount)} ${coin}</dd></div>` : ''}
     <div><dt>Received, confirmed</dt><dd>${e(o.received_confirmed)} ${coin}</dd></div>
     <div><dt>Received, unconfirmed</dt><dd>${e(o.received_unconfirmed)} ${coin}</dd></div>
@@ -166,6 +209,7 @@ ${o.deliveries
     <div class="wide"><dt>Address</dt><dd><code class="address">${e(o.address)}</code></dd></div>
   </dl>
 </section>
+${payerSection(o.payer)}
 <section class="panel" aria-labelledby="tr-h"><h2 id="tr-h">Status changes</h2>${transitions}</section>
 <section class="panel" aria-labelledby="tx-h"><h2 id="tx-h">Transactions</h2>${txs}</section>
 <section class="panel" aria-labelledby="dl-h"><h2 id="dl-h">Notifications</h2>${deliveries}</section>`;

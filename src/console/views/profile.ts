@@ -1,6 +1,6 @@
 // The profile page (INTERFACE.md 2.9): the login e-mail, the editable fields, and the login history.
 import { escapeHtml as e } from '../../pages/html.ts';
-import type { AuditRecord } from '../../dashboard/audit.ts';
+import type { AuditRecord } from '../../security/audit.ts';
 import { consolePage, csrfField, when, type Shell } from './layout.ts';
 
 type Base = Omit<Shell, 'title' | 'section'>;
@@ -13,6 +13,8 @@ const ACTIONS: Record<string, string> = {
   login_refused: 'Sign-in refused',
   logout: 'Signed out',
   rate_limited: 'Too many attempts',
+  login_locked: 'Sign-in locked after 100 wrong codes in a row',
+  login_unlocked: 'Sign-in lock lifted by the operator',
 };
 
 /** The profile page. */

@@ -12,13 +12,13 @@ export function renderRefunds(base: Base, refunds: RefundListing[], wallets: Wal
   const csrf = base.user!.csrf;
   const byId = new Map(wallets.map((w) => [w.api_id, w]));
   const table = refunds.length
-    ? `<div class="table-wrap"><table id="refunds">
+    ? `<div class="table-wrap"><table id="refunds" class="cards">
   <thead><tr><th scope="col">Refund</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">To</th><th scope="col">Confirmations</th></tr></thead>
   <tbody>
 ${refunds
   .map((r) => {
     const w = byId.get(r.api_id);
-    return `<tr data-refund="${e(r.refund_id)}"><td>#${e(r.refund_id)} of <code class="txid">${e(r.refunded_tx_id.slice(0, 16))}…</code><br><span class="small">${e(w?.account_name ?? r.api_id)}</span></td><td>${statusBadge(r.status)}</td><td class="num">${e(r.refund_amount)} ${w?.mode === 'live' ? 'BTC' : 'testBTC'}</td><td class="wrap">${r.refund_addr ? `<code>${e(r.refund_addr)}</code>` : '<span class="muted">waiting for the payer</span>'}</td><td>${r.tx_id ? String(r.confirmations) : '–'}</td></tr>`;
+    return `<tr data-refund="${e(r.refund_id)}"><td data-label="Refund">#${e(r.refund_id)} of <code class="txid">${e(r.refunded_tx_id.slice(0, 16))}…</code><br><span class="small">${e(w?.account_name ?? r.api_id)}</span></td><td data-label="Status">${statusBadge(r.status)}</td><td class="num" data-label="Amount">${e(r.refund_amount)} ${w?.mode === 'live' ? 'BTC' : 'testBTC'}</td><td class="wrap" data-label="To">${r.refund_addr ? `<code>${e(r.refund_addr)}</code>` : '<span class="muted">waiting for the payer</span>'}</td><td data-label="Confirmations">${r.tx_id ? String(r.confirmations) : '–'}</td></tr>`;
   })
   .join('\n')}
   </tbody></table></div>`
@@ -40,7 +40,7 @@ ${refunds
       <input id="signed-file-${i}" type="file" accept=".psbt,.txn,.txt" data-fills="signed-${i}">
     </div>
     <div class="field">
-      <label for="signed-${i}">Signed PSBT (base64 or hex) or raw transaction (hex)</label>
+      <label for="signed-${i}">Signed PSBT (base64 or hex) or raw transaction (hex); for a multisig wallet, each cosigner's signed PSBT, one per line</label>
       <textarea id="signed-${i}" name="signed" rows="4" required maxlength="400000" spellcheck="false"></textarea>
     </div>
     <button type="submit" class="button">Check and broadcast</button>

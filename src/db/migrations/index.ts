@@ -15,6 +15,12 @@ import { addressPool } from './0014-address-pool.ts';
 import { leases } from './0015-leases.ts';
 import { greenfield } from './0016-greenfield.ts';
 import { greenfieldWebhooks } from './0017-greenfield-webhooks.ts';
+import { loginFailures } from './0018-login-failures.ts';
+import { unconfirmedAccountName } from './0019-unconfirmed-account-name.ts';
+import { payerReceipts } from './0020-payer-receipts.ts';
+import { walletDescriptor } from './0021-wallet-descriptor.ts';
+import { ledgerEntries } from './0022-ledger-entries.ts';
+import { greenfieldArchive } from './0023-greenfield-archive.ts';
 
 /** Every migration in order; append only, never edit a released one. */
 export const MIGRATIONS: readonly SatgateMigration[] = [
@@ -34,4 +40,10 @@ export const MIGRATIONS: readonly SatgateMigration[] = [
   leases,
   greenfield,
   greenfieldWebhooks,
+  loginFailures,
+  unconfirmedAccountName,
+  payerReceipts,
+  walletDescriptor,
+  ledgerEntries,
+  greenfieldArchive,
 ];

@@ -1,6 +1,7 @@
 // Payment form page: takes the payer's fields, then follows the payment without reloading.
 // Reads its state from the #form-data JSON block; writes text with textContent only (merchant
-// strings never become markup); amounts stay decimal strings, never floating point.
+// strings never become markup); amounts stay decimal strings, never floating point. Served with common.js
+// in front (copy buttons, countdown, poll on return: `satgatePage`).
 'use strict';
 
 (function () {
@@ -19,15 +20,6 @@
   function setText(el, text) { if (el && el.textContent !== text) el.textContent = text; }
   function setShown(el, shown) { if (el) el.hidden = !shown; }
   function now() { return Date.now() + clockOffset; }
-  function countdownText(ms) {
-    if (!(ms > 0)) return copy.expired;
-    var total = Math.ceil(ms / 1000);
-    var h = Math.floor(total / 3600);
-    var m = Math.floor((total % 3600) / 60);
-    var sec = total % 60;
-    var mmss = String(m).padStart(h > 0 ? 2 : 1, '0') + ':' + String(sec).padStart(2, '0');
-    return h > 0 ? h + ':' + mmss : mmss;
-  }
   function detail(phase) {
     return copy.details[phase].replace('{remaining}', view.remaining_order_amount).replace('{currency}', view.order_currency);
   }
@@ -84,7 +76,7 @@
   }
 
   function tick() {
-    setText($('countdown'), countdownText(view.expires_ms - now()));
+    setText($('countdown'), satgatePage.countdownText(view.expires_ms - now(), copy.expired));
     if ((view.phase === 'pay' || view.phase === 'partly') && now() >= view.expires_ms) schedulePoll(0);
   }
 
@@ -144,6 +136,8 @@
     var body = { fields: fields };
     var email = $('user-email');
     if (email) body.user_email = email.value;
+    var consent = $('receipt-consent');
+    if (consent) body.receipt = consent.checked;
     var button = $('fields-submit');
     button.disabled = true;
     setText($('fields-error'), '');
@@ -163,33 +157,9 @@
       .then(function () { button.disabled = false; });
   });
 
-  function copyFrom(button) {
-    var target = $(button.getAttribute('data-copy'));
-    var feedback = $('copy-feedback');
-    if (!target) return;
-    var text = target.textContent;
-    function fallback() {
-      var range = document.createRange();
-      range.selectNodeContents(target);
-      var sel = window.getSelection();
-      sel.removeAllRanges();
-      sel.addRange(range);
-      var ok = false;
-      try { ok = document.execCommand('copy'); } catch (err) { ok = false; }
-      setText(feedback, ok ? copy.copied : copy.copyFallback);
-    }
-    if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(text).then(function () { setText(feedback, copy.copied); }, fallback);
-    } else {
-      fallback();
-    }
-  }
-  var buttons = document.querySelectorAll('button[data-copy]');
-  for (var i = 0; i < buttons.length; i++) {
-    buttons[i].addEventListener('click', function (ev) { copyFrom(ev.currentTarget); });
-  }
-  document.addEventListener('visibilitychange', function () {
-    if (document.visibilityState === 'visible' && pollTimer !== null) schedulePoll(0);
+  satgatePage.bindCopyButtons(copy);
+  satgatePage.onVisible(function () {
+    if (pollTimer !== null) schedulePoll(0);
   });
 
   render();

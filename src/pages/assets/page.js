@@ -1,7 +1,8 @@
 // Hosted payment page: keeps the server-rendered page current without reloading it.
 // Reads its state from the #page-data JSON block, polls operation 27 for the status, fetches
 // operation 29 for an indicative amount after expiry, and writes text with textContent only.
-// Money is exact: decimal strings and BigInt, never floating point.
+// Money is exact: decimal strings and BigInt, never floating point. Served with common.js in front (copy
+// buttons, countdown, poll on return: `satgatePage`).
 'use strict';
 
 (function () {
@@ -22,7 +23,10 @@
     crypto_amount: state.crypto_amount,
     crypto_address: state.crypto_address,
     amounts: state.amounts,
+    txids: state.txids,
   };
+  var receivedKey = receivedAmountsKey(); // the amounts the txids were last read at
+  var receivedLoading = false;
   var indicative = null; // { rate, at }
   var indicativeLoading = false;
   var pollDelay = state.poll_ms;
@@ -72,6 +76,15 @@
     digits = digits.padStart(d.s + 1, '0');
     return digits.slice(0, digits.length - d.s) + '.' + digits.slice(digits.length - d.s);
   }
+  // A fiat amount with its currency's minor units, as src/money/fiat-display.ts shows it (digits beyond them kept).
+  function fiat(text) {
+    var units = state.order_minor_units;
+    if (typeof units !== 'number') return text;
+    var dot = text.indexOf('.');
+    var fraction = dot < 0 ? '' : text.slice(dot + 1);
+    if (fraction.length >= units) return text;
+    return (dot < 0 ? text : text.slice(0, dot)) + '.' + fraction.padEnd(units, '0');
+  }
   // A JSON number literal ("0.0005", "5e-4") as a plain decimal string.
   function plain(literal) {
     var m = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal);
@@ -95,14 +108,17 @@
     return v === undefined || v === null ? undefined : String(v);
   }
 
-  function countdownText(ms) {
-    if (!(ms > 0)) return copy.expired;
-    var total = Math.ceil(ms / 1000);
-    var h = Math.floor(total / 3600);
-    var m = Math.floor((total % 3600) / 60);
-    var sec = total % 60;
-    var mmss = String(m).padStart(h > 0 ? 2 : 1, '0') + ':' + String(sec).padStart(2, '0');
-    return h > 0 ? h + ':' + mmss : mmss;
+  // Funds seen so far, confirmed or not (the same sum as payment-view.ts's paidCrypto), without trailing zeros.
+  function paidCrypto() {
+    var a = record.amounts;
+    var d = add(dec(a.confirmed_crypto_amount), dec(a.unconfirmed_crypto_amount));
+    if (isZero(d)) return '';
+    while (d.s > 0 && d.u % 10n === 0n) d = { u: d.u / 10n, s: d.s - 1 };
+    return show(d);
+  }
+  function receivedAmountsKey() {
+    var a = record.amounts;
+    return [a.confirmed_crypto_amount, a.unconfirmed_crypto_amount].join('|');
   }
 
   function expired() { return state.expiry_ms !== null && now() >= state.expiry_ms; }
@@ -122,8 +138,8 @@
     var values = {
       order_currency: state.order_currency,
       crypto_currency: state.crypto_currency,
-      missing_order: show(missingOrder),
-      extra_order: show(sub(paidOrder, order)),
+      missing_order: fiat(show(missingOrder)),
+      extra_order: fiat(show(sub(paidOrder, order))),
     };
     var label = copy.amountLabels.due;
     var amount = show(upTo(dec(record.crypto_amount), CRYPTO_SCALE));
@@ -183,9 +199,79 @@
     img.id = 'qr-image';
     img.width = 256;
     img.height = 256;
-    img.alt = 'QR code: pay ' + record.crypto_amount + ' ' + state.crypto_currency + ' to ' + record.crypto_address;
+    img.alt = fill(copy.qrAlt, { amount: record.crypto_amount, crypto_currency: state.crypto_currency, address: record.crypto_address });
     img.src = state.api + '/qrcode?width=512';
     fig.insertBefore(img, fig.firstChild);
+  }
+
+  // The same URI as src/pages/wallet-uri.ts; only for a guaranteed amount, never an indicative one.
+  function renderWalletLink(v) {
+    var link = $('wallet-link');
+    if (!link) return;
+    var due = v.wantsIndicative ? '' : v.amount;
+    var params = [];
+    if (due !== '') params.push('amount=' + due);
+    if (state.site_name.trim() !== '') params.push('label=' + encodeURIComponent(state.site_name));
+    var uri = 'bitcoin:' + record.crypto_address + (params.length ? '?' + params.join('&') : '');
+    if (link.getAttribute('href') !== uri) link.setAttribute('href', uri);
+    setShown(link, due !== '' && record.crypto_address !== '');
+  }
+
+  // The same items as payment-page.ts's txidItem.
+  function shortTxid(txid) { return txid.length <= 20 ? txid : txid.slice(0, 8) + '…' + txid.slice(-8); }
+  function renderReceived() {
+    var paid = paidCrypto();
+    setShown($('paid'), paid !== '');
+    setText($('paid-amount'), fill(copy.paid, { paid_crypto: paid, crypto_currency: state.crypto_currency }));
+    var list = $('txids');
+    if (!list) return;
+    var shown = [];
+    var codes = list.querySelectorAll('code.txid');
+    for (var i = 0; i < codes.length; i++) shown.push(codes[i].getAttribute('data-full'));
+    if (shown.join(',') !== record.txids.join(',')) {
+      while (list.firstChild) list.removeChild(list.firstChild);
+      record.txids.forEach(function (txid, index) {
+        var item = document.createElement('li');
+        var code = document.createElement('code');
+        code.id = 'txid-' + index;
+        code.className = 'txid';
+        code.title = txid;
+        code.setAttribute('data-full', txid);
+        code.textContent = shortTxid(txid);
+        var button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'copy';
+        button.setAttribute('data-copy', code.id);
+        button.textContent = copy.copyTxid;
+        item.appendChild(code);
+        item.appendChild(document.createTextNode(' '));
+        item.appendChild(button);
+        list.appendChild(item);
+      });
+    }
+    setShown($('txids-block'), record.txids.length > 0);
+  }
+
+  // Operation 27 carries no transaction IDs: read them from the page's own route whenever the funds seen change.
+  function maybeFetchReceived() {
+    var key = receivedAmountsKey();
+    if (receivedLoading || key === receivedKey || paidCrypto() === '') return;
+    receivedLoading = true;
+    fetch(state.received, { cache: 'no-store', headers: { accept: 'application/json' } })
+      .then(function (res) {
+        if (!res.ok) throw new Error('HTTP ' + res.status);
+        return res.json();
+      })
+      .then(function (body) {
+        if (!Array.isArray(body.txids)) return;
+        record.txids = body.txids.filter(function (t) { return typeof t === 'string'; });
+        receivedKey = key;
+      })
+      .catch(function () { /* tried again at the next poll */ })
+      .then(function () {
+        receivedLoading = false;
+        renderReceived();
+      });
   }
 
   function render() {
@@ -203,14 +289,16 @@
     setText($('amount-label'), v.label);
     setText($('crypto-amount'), v.amount || '…');
     setText($('crypto-address'), record.crypto_address);
+    renderWalletLink(v);
     setShown($('countdown-line'), v.showCountdown);
     setShown($('success-link'), v.showSuccess);
     setShown($('cancel-link'), v.showCancel);
+    renderReceived();
     if (v.wantsIndicative) maybeFetchIndicative();
   }
 
   function tick() {
-    if (state.expiry_ms !== null) setText($('countdown'), countdownText(state.expiry_ms - now()));
+    if (state.expiry_ms !== null) setText($('countdown'), satgatePage.countdownText(state.expiry_ms - now(), copy.expired));
     render();
   }
 
@@ -267,6 +355,7 @@
           if (v !== undefined) record.amounts[names[i] + '_amount'] = v;
         }
         render();
+        maybeFetchReceived();
         return has(FINAL, record.status) ? 'stop' : 'go';
       })
       .catch(function () {
@@ -280,34 +369,9 @@
       });
   }
 
-  function copyFrom(button) {
-    var target = $(button.getAttribute('data-copy'));
-    var feedback = $('copy-feedback');
-    if (!target) return;
-    var text = target.textContent;
-    function fallback() {
-      var range = document.createRange();
-      range.selectNodeContents(target);
-      var sel = window.getSelection();
-      sel.removeAllRanges();
-      sel.addRange(range);
-      var ok = false;
-      try { ok = document.execCommand('copy'); } catch (err) { ok = false; }
-      setText(feedback, ok ? copy.copied : copy.copyFallback);
-    }
-    if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(text).then(function () { setText(feedback, copy.copied); }, fallback);
-    } else {
-      fallback();
-    }
-  }
-
-  var buttons = document.querySelectorAll('button[data-copy]');
-  for (var i = 0; i < buttons.length; i++) {
-    buttons[i].addEventListener('click', function (ev) { copyFrom(ev.currentTarget); });
-  }
-  document.addEventListener('visibilitychange', function () {
-    if (document.visibilityState === 'visible' && pollTimer !== null) {
+  satgatePage.bindCopyButtons(copy);
+  satgatePage.onVisible(function () {
+    if (pollTimer !== null) {
       clearTimeout(pollTimer);
       poll();
     }

@@ -7,6 +7,8 @@ export type AuditAction =
   | 'otp_sent'
   | 'otp_failed'
   | 'otp_locked'
+  | 'login_locked'
+  | 'login_unlocked'
   | 'login'
   | 'login_refused'
   | 'logout'

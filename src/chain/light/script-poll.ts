@@ -1,0 +1,153 @@
+// What a light watcher asks its server each poll: every hot address, a rolling slice of the warm ones and a
+// slow sweep of the cold ones (hot addresses a push covers count as warm), with pushed addresses first; the
+// histories that verify are recorded, and a waiting transaction no asked script lists any more is withdrawn.
+import type { Logger } from 'pino';
+import type { Clock } from '../../core/clock.ts';
+import type { Db } from '../../db/database.ts';
+import type { ChainStore } from '../chain-store.ts';
+import type { ChangeFeed } from '../change-feed.ts';
+import type { WatchedSet } from '../watched-set.ts';
+import { addressTiers, type Tier } from './address-tiers.ts';
+import type { HeaderChain } from './header-chain.ts';
+import type { HistoryVerifier } from './history-verifier.ts';
+import type { LightBackend } from './light-backend.ts';
+import type { MempoolSocket } from './mempool-socket.ts';
+import type { PushedAddresses } from './pushed-addresses.ts';
+import type { HistoryEntry } from './script-hash.ts';
+
+export interface ScriptPollDeps {
+  backend: LightBackend;
+  store: ChainStore;
+  watched: WatchedSet;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  feed: ChangeFeed;
+  headers: HeaderChain;
+  verifier: HistoryVerifier;
+  pushed: PushedAddresses;
+  push?: MempoolSocket;
+  /** Warm addresses are asked about every this many polls (default 10). */
+  warmEvery?: number;
+  /** Cold addresses asked about per poll, in a rolling sweep (default 1). */
+  coldPerPoll?: number;
+  stopped(): boolean;
+  /** The server answered (for the stall clock in /health). */
+  answered(): void;
+}
+
+export class ScriptPoll {
+  /** How many addresses are in each tier, and how far the cold sweep has got, as of the last full poll. */
+  sweep = { cold: 0, swept: 0, hot: 0, warm: 0 };
+  private readonly statuses = new Map<bigint, string | null>();
+  private readonly histories = new Map<bigint, HistoryEntry[]>();
+  private coldCursor = 0;
+  private warmCursor = 0;
+
+  constructor(private readonly deps: ScriptPollDeps) {}
+
+  /** Every script's history is asked afresh (after a rollback, what was above the fork must be proven again). */
+  forgetStatuses(): void {
+    this.statuses.clear();
+  }
+
+  /** One poll's questions; `only`: just these addresses (a pushed poll). */
+  async run(only?: Set<bigint>): Promise<void> {
+    const { watched, store, headers, push } = this.deps;
+    const tip = headers.tip();
+    if (!tip) return;
+    if (only) {
+      await this.ask([...only].filter((id) => watched.scriptsById.has(id)));
+      return;
+    }
+    const warmEvery = this.deps.warmEvery ?? 10;
+    const tiers = await addressTiers(this.deps.db, store.chain, this.deps.clock(), tip.height);
+    const due: bigint[] = [];
+    const cold: bigint[] = [];
+    const warmish: bigint[] = [];
+    let hot = 0;
+    let warm = 0;
+    for (const id of watched.scriptsById.keys()) {
+      const tier: Tier = tiers.get(id) ?? 'hot';
+      if (tier === 'hot') hot++;
+      if (tier === 'warm') warm++;
+      // A hot address the websocket tracks is polled like a warm one: pushes bring its news, polls are the net.
+      const covered = tier === 'hot' && push !== undefined && push.isOpen && push.covers(this.deps.pushed.addressOf(id) ?? '');
+      if (tier === 'hot' && !covered) due.push(id);
+      else if (tier === 'warm' || covered) warmish.push(id);
+      else cold.push(id);
+    }
+    // Warm addresses a tenth per poll, in a rolling slice: each is asked every `warmEvery` polls, and no poll
+    // carries all of them (at 5 requests/s a round of 200 would hold the hot addresses back for 40 s).
+    const warmPerPoll = Math.ceil(warmish.length / warmEvery);
+    if (this.warmCursor >= warmish.length) this.warmCursor = 0;
+    due.push(...warmish.slice(this.warmCursor, this.warmCursor + warmPerPoll));
+    this.warmCursor += warmPerPoll;
+    const perPoll = this.deps.coldPerPoll ?? 1;
+    if (this.coldCursor >= cold.length) this.coldCursor = 0;
+    due.push(...cold.slice(this.coldCursor, this.coldCursor + perPoll));
+    this.coldCursor += perPoll;
+    this.sweep = { hot, warm, cold: cold.length, swept: Math.min(this.coldCursor, cold.length) };
+    await this.ask(due);
+  }
+
+  /** Asks the server about these scripts, records what verifies, and withdraws what vanished from them. */
+  private async ask(due: bigint[]): Promise<void> {
+    const { watched, backend, pushed } = this.deps;
+    const listed = new Set<string>();
+    const checked = new Set<bigint>();
+    for (let next = 0; ; ) {
+      if (this.deps.stopped()) return;
+      // Addresses a push named jump the queue of a long scheduled poll: their news is seconds old, the
+      // schedule's is not (a warm round at 5 requests/s can take a minute).
+      let id: bigint;
+      let fromPush = false;
+      const pushedId = pushed.takeNext();
+      if (pushedId !== undefined) {
+        id = pushedId;
+        fromPush = true;
+        if (!watched.scriptsById.has(id)) continue;
+      } else if (next < due.length) id = due[next++]!;
+      else break;
+      const script = watched.scriptsById.get(id)!;
+      const known = this.statuses.has(id) ? this.statuses.get(id) : undefined;
+      const answer = await backend.history(script, known);
+      this.deps.answered();
+      let entries: HistoryEntry[];
+      if (answer === 'unchanged') entries = this.histories.get(id) ?? [];
+      else {
+        entries = answer.entries;
+        let complete = true;
+        for (const e of entries) complete = (await this.deps.verifier.settle(e)) && complete;
+        // Only a history fully processed may be skipped next time its status is unchanged.
+        if (complete && backend.kind === 'electrum') this.statuses.set(id, answer.status);
+        else this.statuses.delete(id);
+        // A pushed confirmation can name a block our headers do not hold yet: one more look after this poll.
+        if (fromPush && !complete) pushed.retryOnce(id);
+        this.histories.set(id, entries);
+      }
+      for (const e of entries) listed.add(e.txid);
+      checked.add(id);
+    }
+    await this.withdrawVanished(listed, checked);
+  }
+
+  /**
+   * A transaction we hold as waiting that no checked script lists any more left the server's mempool
+   * unmined (replaced, evicted, or reorganised out). Every address with a waiting transaction is hot,
+   * so each such transaction's scripts were all asked this poll.
+   */
+  private async withdrawVanished(listed: Set<string>, checked: Set<bigint>): Promise<void> {
+    const { store, headers } = this.deps;
+    const waiting = await store.mempoolTxs();
+    const gone: bigint[] = [];
+    for (const [txid, rowId] of waiting) {
+      if (listed.has(txid)) continue;
+      const addresses = [...(await store.addressesOf(store.db.kysely, [rowId]))];
+      if (addresses.length > 0 && addresses.every((a) => checked.has(a))) gone.push(rowId);
+    }
+    if (gone.length === 0) return;
+    await this.deps.feed.withdraw(gone, () => headers.tip()?.height ?? 0);
+    this.deps.log.info({ chain: store.chain, count: gone.length }, 'transactions withdrawn: the server no longer lists them');
+  }
+}
