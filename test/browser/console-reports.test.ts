@@ -77,7 +77,7 @@ describe('the console Reports page in Chromium', () => {
       await page.goto(`${origin}/console/reports`);
       expect(new URL(page.url()).pathname).toBe('/console/reports');
       // The form works without script: choosing a month grouping is a plain GET.
-      await page.getByLabel('Per').selectOption('month');
+      await page.getByLabel('Per', { exact: true }).selectOption('month');
       await page.getByRole('button', { name: 'Show' }).click();
       await page.waitForURL(/group=month/);
       expect(await fitsWidth(page)).toBe(true);
