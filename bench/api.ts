@@ -11,15 +11,14 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import { sql } from 'kysely';
 import { createTestApp, type TestApp } from '../test/support/test-app.ts';
-import { createTestDb, type TestDb } from '../test/support/test-db.ts';
+import { createTestDb } from '../test/support/test-db.ts';
 import { writeRatesFile } from '../test/support/rates-file.ts';
 import { startRegtestNode, type RegtestNode } from '../src/devchain/regtest-node.ts';
 import { generateNewWallet } from '../src/bitcoin/new-wallet.ts';
-import { openDb, type Engine } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
+import type { Engine } from '../src/db/database.ts';
+import { BENCH_PG_URL, createBenchPostgresDb, postgresReachable } from './bench-postgres.ts';
 import { benchScaleOut } from './scale-out.ts';
 import { startPostgresBaseline, startSqliteBaseline, type Baseline } from './baselines.ts';
 
@@ -65,7 +64,7 @@ const DRIFT_TOLERANCE = 0.15;
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
 /** Profiling aid: `sqlite` or `postgres` to bench one engine. */
 const ENGINES = process.env.BENCH_ENGINES?.split(',') ?? null;
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PG_URL = BENCH_PG_URL;
 
 function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -187,44 +186,6 @@ async function listen(app: FastifyInstance): Promise<string> {
   return `http://127.0.0.1:${addr.port}`;
 }
 
-async function postgresReachable(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
-  try {
-    await c.connect();
-    await c.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await c.end().catch(() => {});
-  }
-}
-
-/** A fresh PostgreSQL schema with the production pool size (test-db's helper uses a smaller pool). */
-async function createPostgresDb(): Promise<TestDb> {
-  const schema = `bench_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const open = () => openDb({ engine: 'postgres', url: PG_URL, schema });
-  const db = open();
-  await migrateToLatest(db);
-  return {
-    db,
-    engine: 'postgres',
-    reopen: open,
-    env: {},
-    dispose: async () => {
-      await db.close().catch(() => {});
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`drop schema if exists ${schema} cascade`);
-      await c.end();
-    },
-  };
-}
-
 async function json(res: Response): Promise<Record<string, unknown>> {
   const text = await res.text();
   if (!res.ok) throw new Error(`${res.status} ${res.url}: ${text}`);
@@ -267,7 +228,7 @@ const READ_BASE = 'baseline: Fastify + SELECT with join';
 const SWEEP = [1, CONNECTIONS, 50].filter((c, i, all) => all.indexOf(c) === i);
 
 async function benchEngine(engine: Engine, node: RegtestNode, ratesFile: string, rows: Row[]): Promise<void> {
-  const testDb = engine === 'postgres' ? await createPostgresDb() : await createTestDb('sqlite');
+  const testDb = engine === 'postgres' ? await createBenchPostgresDb() : await createTestDb('sqlite');
   const t = await createTestApp(engine, {
     testDb,
     // The set_addr scenario measures the reservation path at full speed, thousands of unpaid orders for one wallet:

@@ -9,16 +9,15 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { cpus, totalmem, platform, arch } from 'node:os';
-import pg from 'pg';
 import { sql } from 'kysely';
-import { createTestDb, type TestDb } from '../test/support/test-db.ts';
-import { openDb, type Db, type Engine } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
+import { createTestDb } from '../test/support/test-db.ts';
+import type { Db, Engine } from '../src/db/database.ts';
+import { BENCH_PG_URL, createBenchPostgresDb, postgresReachable } from './bench-postgres.ts';
 import { ledgerLines, writeRows } from '../src/reports/exports.ts';
 import { ledgerRows, LEDGER_COLUMNS } from '../src/reports/ledger.ts';
 
 const ROWS = positiveInt('BENCH_LEDGER_ROWS', 1_000_000);
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PG_URL = BENCH_PG_URL;
 const MB = 1024 * 1024;
 
 function positiveInt(name: string, fallback: number): number {
@@ -26,43 +25,6 @@ function positiveInt(name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   if (!/^[1-9]\d*$/.test(raw)) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
   return Number(raw);
-}
-
-async function postgresReachable(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
-  try {
-    await c.connect();
-    await c.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await c.end().catch(() => {});
-  }
-}
-
-async function createPostgresDb(): Promise<TestDb> {
-  const schema = `bench_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const open = () => openDb({ engine: 'postgres', url: PG_URL, schema });
-  const db = open();
-  await migrateToLatest(db);
-  return {
-    db,
-    engine: 'postgres',
-    reopen: open,
-    env: {},
-    dispose: async () => {
-      await db.close().catch(() => {});
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`drop schema if exists ${schema} cascade`);
-      await c.end();
-    },
-  };
 }
 
 /** One wallet and `n` receipt rows a second apart, made by the database in one statement. */
@@ -81,14 +43,15 @@ async function fill(db: Db, n: number): Promise<{ walletId: bigint; from: number
     db.engine === 'postgres'
       ? sql`select g as n from generate_series(1, ${n}) as g`
       : sql`select value as n from (with recursive s(value) as (select 1 union all select value + 1 from s where value < ${n}) select value from s)`;
+  // Times cast to bigint: PostgreSQL would type a bare parameter beside `n` as a 32-bit integer.
   // Amounts, references and fiat vary per row so the CSV is as wide as a real one.
   await sql`insert into ledger_entries (wallet_id, chain, kind, at, txid, vout, address, amount_sats, ref_kind, ref, first_seen_at,
       confirmed_height, confirmed_block_hash, confirmed_at, late, paid, currency, rate, rate_source, rate_at, rate_estimated,
       fiat_value, locked_rate, invoiced_amount, invoiced_currency, recorded_at)
-    select ${wallet.id}, 'test', 'receipt', ${start} + n * 1000, 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e' || (n % 10000), 0,
-      'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080', 10000 + n, 'payment', 'order-' || n, ${start} + n * 1000,
-      100 + n / 10, '0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206', ${start} + n * 1000 + 600000, 0, 'exact', 'USD',
-      '50000.5', 'spot', ${start} + n * 1000, 0, '12.34', '50000.5', '12.34', 'USD', ${now}
+    select ${wallet.id}, 'test', 'receipt', cast(${start} as bigint) + n * 1000, 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e' || (n % 10000), 0,
+      'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080', 10000 + n, 'payment', 'order-' || n, cast(${start} as bigint) + n * 1000,
+      100 + n / 10, '0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206', cast(${start} as bigint) + n * 1000 + 600000, 0, 'exact', 'USD',
+      '50000.5', 'spot', cast(${start} as bigint) + n * 1000, 0, '12.34', '50000.5', '12.34', 'USD', cast(${now} as bigint)
     from (${series}) as seq`.execute(db.kysely);
   return { walletId: wallet.id, from: start, to: now + 1000 };
 }
@@ -123,7 +86,7 @@ interface Figures {
 }
 
 async function benchEngine(engine: Engine): Promise<Figures> {
-  const testDb = engine === 'postgres' ? await createPostgresDb() : await createTestDb('sqlite');
+  const testDb = engine === 'postgres' ? await createBenchPostgresDb() : await createTestDb('sqlite');
   try {
     const t0 = performance.now();
     const { walletId, from, to } = await fill(testDb.db, ROWS);

@@ -2,12 +2,12 @@
 // exactly, short and over, and a refund; the Payments and Sales views answer BTCPay's shape and their figures are
 // the CSV export's, read back by an independent CSV reader (Python's csv module).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { startRegtestNode, type RegtestNode } from '../../test/support/regtest-node.ts';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { testEngines } from '../../test/support/test-db.ts';
+import { pythonCsvText, skipWithoutPython } from '../../test/support/python-csv.ts';
 import { writeRatesFile } from '../../test/support/rates-file.ts';
 import { gf, greenfieldKey } from '../../test/support/greenfield.ts';
 import { inMempool, sessionOwning } from '../../test/support/refund-fixtures.ts';
@@ -20,21 +20,7 @@ import { ledgerLines, writeRows } from '../reports/exports.ts';
 import { POLICIES, grants, isKnownPolicy } from './permissions.ts';
 import { monthBefore, readReportRequest } from './reports.ts';
 
-const python = (() => {
-  try {
-    execFileSync('python3', ['-c', 'import csv, json, sys'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!python) console.warn('python3 is not available: the CSV cannot be read by an independent reader, so the regtest reports test is skipped (CI=true never skips it)');
 
-/** Parses CSV text with Python's csv module into header-keyed objects. */
-function pythonCsv(text: string): Record<string, string>[] {
-  const script = 'import csv, io, json, sys\nprint(json.dumps(list(csv.DictReader(io.StringIO(sys.stdin.read(), newline="")))))';
-  return JSON.parse(execFileSync('python3', ['-c', script], { input: text, encoding: 'utf8' })) as Record<string, string>[];
-}
 
 const payee = () => addressForPublicKey(secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true), 'p2wpkh', 'regtest');
 
@@ -68,7 +54,7 @@ describe('the report request', () => {
   });
 });
 
-describe.skipIf(!python && process.env.CI !== 'true').each(testEngines())('BTCPay reports from the ledger on a regtest chain on %s', (engine) => {
+describe.skipIf(skipWithoutPython('the regtest reports test')).each(testEngines())('BTCPay reports from the ledger on a regtest chain on %s', (engine) => {
   let node: RegtestNode;
   let t: TestApp;
   let store: string;
@@ -129,7 +115,7 @@ describe.skipIf(!python && process.env.CI !== 'true').each(testEngines())('BTCPa
     out.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     await writeRows(ledgerLines(ledgerRows(t.ctx.db, { walletId, apiId: store, from: from * 1000, to: (to + 1) * 1000 })), LEDGER_COLUMNS, 'csv', out);
     out.end();
-    return pythonCsv(text);
+    return pythonCsvText(text);
   }
 
   it('Payments answers BTCPay’s shape, one row per received output, with the CSV’s amounts, rates and fiat values', async () => {

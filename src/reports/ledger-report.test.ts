@@ -1,7 +1,6 @@
 // The ledger on a bcoin regtest chain: a workload of orders paid exactly, under, over and late, a double spend, a
 // reorg, a refund and a rate change, exported through the CLI and read back by Python's csv module.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { startRegtestNode, type RegtestNode } from '../../test/support/regtest-node.ts';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { testEngines } from '../../test/support/test-db.ts';
+import { pythonCsvFile, skipWithoutPython } from '../../test/support/python-csv.ts';
 import { writeRatesFile } from '../../test/support/rates-file.ts';
 import { createClient, customRequest, postPayment, tokenFor } from '../../test/support/payment-api.ts';
 import { inMempool, sessionOwning } from '../../test/support/refund-fixtures.ts';
@@ -18,21 +18,7 @@ import { sql } from 'kysely';
 import { syncLedger } from './ledger-sync.ts';
 import { LEDGER_COLUMNS } from './ledger.ts';
 
-const python = (() => {
-  try {
-    execFileSync('python3', ['-c', 'import csv, json, sys'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!python) console.warn('python3 is not available: the ledger CSV cannot be read by an independent reader, so the regtest ledger test is skipped (CI=true never skips it)');
 
-/** Parses a CSV with Python's csv module (an independent RFC 4180 reader) into header-keyed objects. */
-function pythonCsv(file: string): Record<string, string>[] {
-  const script = 'import csv, json, sys\nwith open(sys.argv[1], newline="", encoding="utf-8") as f:\n    print(json.dumps(list(csv.DictReader(f))))';
-  return JSON.parse(execFileSync('python3', ['-c', script, file], { encoding: 'utf8' })) as Record<string, string>[];
-}
 
 const payee = () => addressForPublicKey(secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true), 'p2wpkh', 'regtest');
 
@@ -44,7 +30,7 @@ const cents = (scaled: bigint) => {
   return `${c / 100n}.${(c % 100n).toString().padStart(2, '0')}`;
 };
 
-describe.skipIf(!python && process.env.CI !== 'true').each(testEngines())('the merchant ledger on a regtest chain on %s', (engine) => {
+describe.skipIf(skipWithoutPython('the regtest ledger test')).each(testEngines())('the merchant ledger on a regtest chain on %s', (engine) => {
   let node: RegtestNode;
   let t: TestApp;
   let apiId: string;
@@ -92,7 +78,7 @@ describe.skipIf(!python && process.env.CI !== 'true').each(testEngines())('the m
     const file = join(dir, `${name}-${engine}.csv`);
     const res = await runCli(['report', 'ledger', '--wallet', apiId, '--from', from, '--to', to, '--format', 'csv', '--out', file], env);
     expect(res.code, res.stderr).toBe(0);
-    return { rows: pythonCsv(file), text: readFileSync(file, 'utf8') };
+    return { rows: pythonCsvFile(file), text: readFileSync(file, 'utf8') };
   }
 
   it('has one row per fact with exact amounts, the rate of the moment, reversing rows, and agrees with the chain', async () => {

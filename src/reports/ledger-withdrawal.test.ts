@@ -3,7 +3,6 @@
 // (negative), read back by Python's csv module, and `satgate report check` agrees with the chain. The ledger is kept
 // in step by the chain change listener: the rows are there before any report runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,25 +11,14 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { startRegtestNode, type RegtestNode } from '../../test/support/regtest-node.ts';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { testEngines } from '../../test/support/test-db.ts';
+import { pythonCsvFile, skipWithoutPython } from '../../test/support/python-csv.ts';
 import { writeRatesFile } from '../../test/support/rates-file.ts';
 import { runCli } from '../../test/support/server-process.ts';
 import { httpJson } from '../../test/support/http-json.ts';
 import { addressForPublicKey, decodeAddressFor } from '../bitcoin/address.ts';
 import { fiatToSats, satsFromBtc } from '../money/money.ts';
 
-const python = (() => {
-  try {
-    execFileSync('python3', ['-c', 'import csv, json, sys'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
-function pythonCsv(file: string): Record<string, string>[] {
-  const script = 'import csv, json, sys\nwith open(sys.argv[1], newline="", encoding="utf-8") as f:\n    print(json.dumps(list(csv.DictReader(f))))';
-  return JSON.parse(execFileSync('python3', ['-c', script, file], { encoding: 'utf8' })) as Record<string, string>[];
-}
 
 /** Satoshis as a signed BTC decimal with 8 places, in integers. */
 const btc8 = (sats: bigint) => {
@@ -40,7 +28,7 @@ const btc8 = (sats: bigint) => {
 
 const EUR_RATE = '46000.50';
 
-describe.skipIf(!python && process.env.CI !== 'true').each(testEngines())('a withdrawal in the merchant ledger on %s', (engine) => {
+describe.skipIf(skipWithoutPython('the withdrawal ledger test')).each(testEngines())('a withdrawal in the merchant ledger on %s', (engine) => {
   let node: RegtestNode;
   let t: TestApp;
   let origin: string;
@@ -120,7 +108,7 @@ describe.skipIf(!python && process.env.CI !== 'true').each(testEngines())('a wit
     const file = join(dir, `wd-${engine}.csv`);
     const out = await runCli(['report', 'ledger', '--wallet', m.merchant_api_id, '--from', from, '--to', to, '--format', 'csv', '--out', file], cliEnv);
     expect(out.code, out.stderr).toBe(0);
-    const rows = pythonCsv(file);
+    const rows = pythonCsvFile(file);
     expect(rows).toHaveLength(2);
     expect(rows.filter((r) => r.kind === 'withdrawal')).toEqual([
       expect.objectContaining({ txid, amount_btc: btc8(-paid), fee_btc: btc8(-spend.fee_sats), address: settlement, reference_kind: 'withdrawal', reference: withdrawalId, status: 'confirmed' }),
