@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const LAYERS = [
   ['core', 'money'],
-  ['config', 'security', 'bitcoin', 'db'],
+  ['config', 'security', 'bitcoin', 'db', 'i18n'],
   ['http'],
   ['chain', 'notify', 'rates'],
   ['wallets', 'pages'],

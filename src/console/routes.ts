@@ -220,6 +220,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
         local_currency: field(request.body, 'local_currency'),
         notification_email: field(request.body, 'notification_email'),
         webhook_url: field(request.body, 'webhook_url'),
+        default_language: field(request.body, 'default_language'),
       };
       try {
         await ctx.merchant.updateWallet(s, request.params.api_id, settings, request.ip);

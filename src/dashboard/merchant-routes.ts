@@ -38,6 +38,7 @@ const UpdateWalletBody = Type.Object(
     local_currency: Text(3, 'three-letter code of a supported currency'),
     notification_email: Text(254, 'e-mail for notifications; empty unsets it'),
     webhook_url: Text(2048, 'URL that receives payment updates of set_addr orders (the wallet return_url); empty unsets it'),
+    default_language: Text(20, "language of the payer pages and e-mails when the payer chose none, before the browser's (a supported tag such as de or zh-Hant); empty unsets it"),
     auth_token: Text(200, 'the session token, when not in the Authorization header'),
   },
   { additionalProperties: false },
@@ -92,7 +93,7 @@ export async function merchantRoutes(app: FastifyInstance, ctx: { merchant: Merc
     {
       schema: {
         summary:
-          "Change a wallet's name, local currency, notification e-mail or webhook URL (add_pub's checks); the only way to change the webhook URL of a registered key, and saving the name clears its account_name_check",
+          "Change a wallet's name, local currency, notification e-mail, webhook URL (add_pub's checks) or payers' default language; the only way to change the webhook URL of a registered key, and saving the name clears its account_name_check",
         tags,
         security,
         params: ApiIdParams,

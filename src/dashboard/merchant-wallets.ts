@@ -16,6 +16,7 @@ import { walletTypeNameOf } from '../wallets/wallet-kinds.ts';
 import { walletKeyOf } from '../bitcoin/wallet-key.ts';
 import { formatKeyOrigin } from '../bitcoin/key-origin.ts';
 import type { Network } from '../bitcoin/networks.ts';
+import { LANGUAGES, supportedLanguage } from '../i18n/languages.ts';
 
 /** A wallet as the dashboard shows it. */
 export interface WalletOverview extends Account {
@@ -27,6 +28,8 @@ export interface WalletOverview extends Account {
   cosigners?: string[];
   notification_email: string | null;
   webhook_url: string | null;
+  /** The language payer pages and e-mails use when the payer chose none (`?lang=`, picker) and before the browser's; null: none. */
+  default_language: string | null;
   /**
    * Set when the name payers see was changed through add_pub, which needs no sign-in: when, and the name you last
    * saw. Check it; saving the name (changed or not) clears this. Null when there is nothing to check.
@@ -108,6 +111,7 @@ async function overview(deps: MerchantWalletDeps, w: WalletRow): Promise<WalletO
     ...cosignersOf(w),
     notification_email: w.notification_email,
     webhook_url: w.return_url,
+    default_language: w.default_language ?? null,
     account_name_check:
       w.account_name_unconfirmed_at == null ? null : { changed_at: new Date(Number(w.account_name_unconfirmed_at)).toISOString(), previous: w.account_name_previous ?? null },
     required_confirmations: Number(w.required_confirmations),
@@ -232,6 +236,19 @@ export interface WalletSettings {
   local_currency?: string;
   notification_email?: string;
   webhook_url?: string;
+  /** A supported language tag (src/i18n/languages.ts); empty unsets it. */
+  default_language?: string;
+}
+
+/** The stored value of a default language setting: null for empty, the table's tag, or a clear refusal. */
+export function defaultLanguageSetting(value: string): string | null {
+  if (value.trim() === '') return null;
+  const tag = supportedLanguage(value);
+  if (tag === null) {
+    const shown = looksLikePrivateKey(value) ? 'given' : JSON.stringify(value.slice(0, 40));
+    throw new DomainError('invalid', `Wrong or missing argument: default_language ${shown} is not a supported language; use one of ${LANGUAGES.map((l) => l.tag).join(', ')}, or empty for none`);
+  }
+  return tag;
 }
 
 /**
@@ -242,12 +259,15 @@ export interface WalletSettings {
 export async function updateWallet(deps: MerchantWalletDeps, profile: { id: bigint; email: string }, apiId: string, input: WalletSettings, ip: string | null): Promise<void> {
   const wallet = await profileWalletByApiId(deps.db, profile.id, apiId);
   if (!wallet) throw new DomainError('not-found', 'No such wallet among yours');
+  // Checked before anything is saved: a refused language leaves every setting as it was.
+  const language = input.default_language !== undefined ? defaultLanguageSetting(input.default_language) : undefined;
   await changeOwnedWallet(deps.registration, wallet.id, {
     ...(input.account_name !== undefined ? { account_name: input.account_name } : {}),
     ...(input.local_currency !== undefined ? { local_currency: input.local_currency } : {}),
     ...(input.notification_email !== undefined ? { notification_email: input.notification_email } : {}),
     ...(input.webhook_url !== undefined ? { return_url: input.webhook_url } : {}),
   });
+  if (language !== undefined) await deps.db.kysely.updateTable('wallets').set({ default_language: language }).where('id', '=', wallet.id).execute();
   const fields = Object.entries(input).filter(([, v]) => v !== undefined).map(([k]) => k);
   await recordAudit(deps.db.kysely, { action: 'wallet_updated', profileId: profile.id, email: profile.email, ip, detail: { api_id: apiId, fields } }, deps.clock());
 }

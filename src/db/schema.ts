@@ -39,6 +39,8 @@ export interface WalletsTable {
    * cosigner set (migration 0021); null for one extended key, which derives from `pub` and `script_type`.
    */
   descriptor?: string | null;
+  /** The merchant's default language for payer pages and e-mails (a supported tag); null: none (migration 0024). */
+  default_language?: string | null;
 }
 
 export interface AddressesTable {
@@ -426,6 +428,8 @@ export interface RefundsTable {
   last_error: string | null;
   created_at: bigint;
   updated_at: bigint;
+  /** The language the refund page was shown in when the payer set the address (migration 0024). */
+  payer_language?: string | null;
 }
 
 export interface RefundTransitionsTable {
@@ -567,6 +571,8 @@ export interface PaymentFormsTable {
   receipt_link_sealed: Generated<string | null>;
   /** When the payer's receipt was queued in the outbox; null: not yet. */
   receipt_queued_at: Generated<bigint | null>;
+  /** The language the payer's page was shown in when they asked for the receipt; the receipt is written in it. */
+  receipt_language?: string | null;
 }
 
 /** One rate lock of a form: the first at creation, then one per refresh. */
@@ -838,6 +844,8 @@ export interface GreenfieldInvoicesTable {
   created_at: bigint;
   /** When it was archived (DELETE …/invoices/{id}): hidden from lists unless asked for; null while listed. */
   archived_at: Generated<bigint | null>;
+  /** The supported language `checkout.defaultLanguage` names; null when none was given (migration 0024). */
+  default_language?: string | null;
 }
 
 /** The store wallet's current Greenfield receive address (GET …/wallet/address). */

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startSmtpCapture, type SmtpCapture } from '../../test/support/smtp-capture.ts';
+import { readMail, startSmtpCapture, type SmtpCapture } from '../../test/support/smtp-capture.ts';
 import { startRegtestNode, type RegtestNode } from '../../test/support/regtest-node.ts';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { testEngines } from '../../test/support/test-db.ts';
@@ -282,6 +282,52 @@ describe.each(testEngines())('payment forms and payment updates on %s', (engine)
     await expect.poll(() => hooksFor('ORD-NORECEIPT').at(-1)?.body.payment_status, { timeout: 20_000 }).toBe('confirmed');
     expect(await t.ctx.db.kysely.selectFrom('outbox').select('id').where('target', '=', 'grace@example.com').execute()).toHaveLength(0);
     expect(mailsTo('grace@example.com')).toHaveLength(0);
+  });
+
+  it('a payer who asked for the receipt on a page shown in German gets it in German; the shop keeps its English mail', async () => {
+    // The wallet's default (French) comes after the payer's own choice: the picker's cookie says German.
+    const apiId = await addSandboxWallet(t.app, { account_name: 'Sprachladen', notification_email: 'sprach-owner@example.com' });
+    await t.ctx.db.kysely.updateTable('wallets').set({ default_language: 'fr' }).where('api_id', '=', apiId).execute();
+    const form = await createForm(apiId, { order_id: 'ORD-DE', order_amount: '1234.5', user_email: undefined, site_name: 'Sprachladen' });
+    const submitted = await getJson(`/form/${form.token}/fields`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: 'satgate_lang=de', 'accept-language': 'en-US' },
+      body: JSON.stringify({ fields: {}, user_email: 'hilde@example.com', receipt: true }),
+    });
+    expect(submitted.return, submitted.status).toBe('0');
+    const row = await t.ctx.db.kysely.selectFrom('payment_forms').select('receipt_language').where('order_id', '=', 'ORD-DE').executeTakeFirstOrThrow();
+    expect(row.receipt_language).toBe('de');
+    const paid = await pay(submitted.form.address, submitted.form.crypto_amount_due);
+    await waitHooks('ORD-DE', 1);
+    await mine();
+    await expect.poll(() => smtp.mails.map(readMail).filter((m) => m.to === 'hilde@example.com').length, { timeout: 20_000 }).toBe(1);
+    const receipt = smtp.mails.map(readMail).find((m) => m.to === 'hilde@example.com')!;
+    expect(receipt.subject).toBe('Ihre Zahlungsquittung von Sprachladen');
+    expect(receipt.text).toContain('Vielen Dank für Ihre Zahlung an Sprachladen. Sie ist eingegangen und bestätigt.');
+    expect(receipt.text).toContain('Bestellung: ORD-DE\nBetrag: 1.234,50 USD\n');
+    expect(receipt.text).toContain(`Bezahlt: ${submitted.form.crypto_amount_due.replace('.', ',')} testBTC`);
+    expect(receipt.text).toContain(`Transaktions-ID: ${paid.txid}`);
+    expect(receipt.text).toContain(`Ihre Bestellseite: ${form.payment_page_url}`);
+    await expect.poll(() => mailsTo('sprach-owner@example.com').filter((m) => m.includes('ORD-DE')).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+    expect(mailsTo('sprach-owner@example.com').find((m) => m.includes('ORD-DE'))).toContain('Order ORD-DE');
+  });
+
+  it('a receipt asked for with no language chosen takes the wallet default before the browser', async () => {
+    const apiId = await addSandboxWallet(t.app, { account_name: 'Boutique' });
+    await t.ctx.db.kysely.updateTable('wallets').set({ default_language: 'fr' }).where('api_id', '=', apiId).execute();
+    const form = await createForm(apiId, { order_id: 'ORD-FR', user_email: undefined, site_name: 'Boutique' });
+    const submitted = await getJson(`/form/${form.token}/fields`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'accept-language': 'ja' },
+      body: JSON.stringify({ fields: {}, user_email: 'amelie@example.com', receipt: true }),
+    });
+    expect(submitted.return, submitted.status).toBe('0');
+    expect((await t.ctx.db.kysely.selectFrom('payment_forms').select('receipt_language').where('order_id', '=', 'ORD-FR').executeTakeFirstOrThrow()).receipt_language).toBe('fr');
+    await pay(submitted.form.address, submitted.form.crypto_amount_due);
+    await waitHooks('ORD-FR', 1);
+    await mine();
+    await expect.poll(() => smtp.mails.map(readMail).filter((m) => m.to === 'amelie@example.com').length, { timeout: 20_000 }).toBe(1);
+    expect(smtp.mails.map(readMail).find((m) => m.to === 'amelie@example.com')!.subject).toBe('Votre reçu de paiement de Boutique');
   });
 
   it('underpay then expiry is failed_paid_too_little; a refresh re-prices the remainder and a second payment completes it', async () => {

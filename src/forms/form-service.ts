@@ -274,8 +274,23 @@ export class FormService {
     };
   }
 
-  /** The payer's field values (and e-mail when the shop gave none), checked again here, stored with the order. */
-  async submitFields(token: string, body: JsonValue | undefined): Promise<FormPageState> {
+  /** The merchant's default language of the form's wallet (the form page's choice after the payer's own); null: none. */
+  async merchantLanguage(token: string): Promise<string | null> {
+    const found = await this.find(token);
+    if (!found) return null;
+    return this.walletLanguage(found.wallet_id);
+  }
+
+  private async walletLanguage(walletId: bigint): Promise<string | null> {
+    const row = await this.deps.db.kysely.selectFrom('wallets').select('default_language').where('id', '=', walletId).executeTakeFirst();
+    return row?.default_language ?? null;
+  }
+
+  /**
+   * The payer's field values (and e-mail when the shop gave none), checked again here, stored with the order.
+   * `languageOf` gives the language the page was shown in for the wallet's default; a receipt is written in it.
+   */
+  async submitFields(token: string, body: JsonValue | undefined, languageOf?: (merchantDefault: string | null) => string): Promise<FormPageState> {
     const found = await this.find(token);
     if (!found) throw unknownForm();
     if (found.fields_submitted_at !== null) throw new DomainError('invalid', 'Wrong or missing argument: the fields of this form were already submitted');
@@ -287,7 +302,11 @@ export class FormService {
     const now = this.deps.clock();
     // The receipt links to this page; the token is otherwise kept only hashed, so the link is kept sealed.
     const receipt = consent.receipt
-      ? { receipt_requested_at: BigInt(now), receipt_link_sealed: this.deps.masterKey.seal(`${this.deps.publicUrl}/form/${token}`) }
+      ? {
+          receipt_requested_at: BigInt(now),
+          receipt_link_sealed: this.deps.masterKey.seal(`${this.deps.publicUrl}/form/${token}`),
+          receipt_language: languageOf ? languageOf(await this.walletLanguage(found.wallet_id)) : await this.walletLanguage(found.wallet_id),
+        }
       : {};
     await this.deps.db.kysely
       .updateTable('payment_forms')

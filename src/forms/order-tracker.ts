@@ -57,7 +57,7 @@ interface Tracked {
   webhook: string | null;
   email: string | null;
   /** A payment form whose payer asked for a receipt and has none queued yet; null otherwise. */
-  receipt: { to: string; linkSealed: string; shopName: string } | null;
+  receipt: { to: string; linkSealed: string; shopName: string; language: string | null } | null;
 }
 
 /** Re-derives order states on chain changes and on the clock. */
@@ -155,6 +155,7 @@ export class OrderTracker {
       cryptoCurrency: order.facts.cryptoCurrency,
       txids: state.transactions.map((t) => t.txid),
       orderPageUrl: masterKey.unseal(receipt.linkSealed).toString('utf8'),
+      language: receipt.language,
     });
     const entry: OutboxEntry = {
       kind: 'email',
@@ -257,7 +258,13 @@ export class OrderTracker {
       email: wallet.notification_email,
       receipt:
         f.receipt_requested_at !== null && f.receipt_queued_at === null && f.receipt_link_sealed !== null && f.user_email !== null
-          ? { to: f.user_email, linkSealed: f.receipt_link_sealed, shopName: f.site_name.trim() || (wallet.account_name ?? '') }
+          ? {
+              to: f.user_email,
+              linkSealed: f.receipt_link_sealed,
+              shopName: f.site_name.trim() || (wallet.account_name ?? ''),
+              // Recorded when the payer asked; a receipt asked for before languages were recorded takes the wallet's default.
+              language: f.receipt_language ?? wallet.default_language ?? null,
+            }
           : null,
     };
   }

@@ -35,3 +35,25 @@ describe("the payer's receipt", () => {
     expect(mail.subject).not.toMatch(/[\r\n]/);
   });
 });
+
+describe("the payer's receipt in the payer's language", () => {
+  it('is written in German for a payer who asked in German, amounts with German separators and exact digits', () => {
+    const mail = renderPayerReceipt(receipt({ language: 'de', orderAmount: '1234.5', paidCrypto: '0.00012345' }));
+    expect(mail.subject).toBe('Ihre Zahlungsquittung von Corner Shop');
+    expect(mail.text).toContain('Vielen Dank für Ihre Zahlung an Corner Shop.');
+    expect(mail.text).toContain('Bestellung: ORD-1\nBetrag: 1.234,50 EUR\nBezahlt: 0,00012345 BTC\n');
+    expect(mail.text).toContain(`Transaktions-ID: ${'a'.repeat(64)}\n`);
+    expect(mail.text).toContain('Ihre Bestellseite: https://pay.example/form/frm_x\n');
+  });
+
+  it('keeps a right-to-left receipt intact: the address and the link unchanged', () => {
+    const mail = renderPayerReceipt(receipt({ language: 'ar' }));
+    expect(mail.subject).toBe('إيصال الدفع الخاص بك من Corner Shop');
+    expect(mail.text).toContain('https://pay.example/form/frm_x');
+  });
+
+  it('falls back to English for a language that is not offered or not recorded', () => {
+    expect(renderPayerReceipt(receipt({ language: 'tlh' })).subject).toBe('Your payment receipt from Corner Shop');
+    expect(renderPayerReceipt(receipt({ language: null })).subject).toBe('Your payment receipt from Corner Shop');
+  });
+});

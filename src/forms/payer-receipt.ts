@@ -1,7 +1,8 @@
 // The payer's receipt of a paid payment form: sent only when the payer ticked "E-mail me a receipt", once, when the
-// order is paid and confirmed. Plain text; the message holds the order page's address (and so the form token), so
-// it is queued sealed (notify/sealed-mail.ts) and the outbox never holds the token in clear.
-import { fiatForDisplay } from '../money/fiat-display.ts';
+// order is paid and confirmed. Plain text in the language the payer's page was shown in when they asked (issue 35);
+// the message holds the order page's address (and so the form token), so it is queued sealed (notify/sealed-mail.ts)
+// and the outbox never holds the token in clear.
+import { mailMessagesFor } from '../i18n/mail-messages.ts';
 
 /** The outbox event name of a payer receipt. */
 export const PAYER_RECEIPT_EVENT = 'payer_receipt';
@@ -20,6 +21,8 @@ export interface PayerReceipt {
   txids: readonly string[];
   /** The order page (the payment form's page). */
   orderPageUrl: string;
+  /** The payer's language (a supported tag); absent or unknown: English. */
+  language?: string | null;
 }
 
 /** Merchant text on one line: no control characters (a subject line must not carry a header break). */
@@ -29,19 +32,21 @@ function oneLine(text: string): string {
 
 /** The receipt as a plain-text message. */
 export function renderPayerReceipt(r: PayerReceipt): { subject: string; text: string } {
+  const m = mailMessagesFor(r.language);
   const shop = oneLine(r.shopName);
-  const subject = shop === '' ? 'Your payment receipt' : `Your payment receipt from ${shop}`;
+  const subject = shop === '' ? m.t('receipt.subject') : m.t('receipt.subjectShop', { shop });
   const lines = [
-    shop === '' ? 'Thank you for your payment. It has been received and confirmed.' : `Thank you for your payment to ${shop}. It has been received and confirmed.`,
+    shop === '' ? m.t('receipt.thanks') : m.t('receipt.thanksShop', { shop }),
     '',
-    `Order: ${oneLine(r.orderId)}`,
-    `Amount: ${fiatForDisplay(r.orderAmount, r.orderCurrency)} ${r.orderCurrency}`,
-    `Paid: ${r.paidCrypto} ${r.cryptoCurrency}`,
-    ...r.txids.map((txid) => `Transaction ID: ${txid}`),
+    m.t('receipt.order', { order: oneLine(r.orderId) }),
+    m.t('receipt.amount', { amount: `${m.fiat(r.orderAmount, r.orderCurrency)} ${r.orderCurrency}` }),
+    m.t('receipt.paid', { amount: `${m.crypto(r.paidCrypto)} ${r.cryptoCurrency}` }),
+    ...r.txids.map((txid) => m.t('receipt.txid', { txid })),
     '',
-    `Your order page: ${r.orderPageUrl}`,
+    m.t('receipt.orderPage', { url: r.orderPageUrl }),
     '',
-    'You receive this e-mail because you asked for a receipt when you paid. Questions about the order go to the shop.',
+    m.t('receipt.why'),
   ];
-  return { subject, text: `${lines.join('\n')}\n` };
+  // A subject is one header line whatever a translation or a shop name holds.
+  return { subject: oneLine(subject), text: `${lines.join('\n')}\n` };
 }

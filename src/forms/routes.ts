@@ -10,6 +10,7 @@ import { QR_MAX_WIDTH, QR_MIN_WIDTH } from '../payments/qr-code.ts';
 import { PAGE_SECURITY_HEADERS } from '../pages/page-headers.ts';
 import { loadPageAssets } from '../pages/page-assets.ts';
 import { renderFormNotFound, renderFormPage } from '../pages/form-page.ts';
+import { requestLanguage, requestMessages } from '../pages/request-language.ts';
 import type { FormService } from './form-service.ts';
 
 const TAGS = ['wallet API'];
@@ -123,16 +124,18 @@ export async function formRoutes(app: FastifyInstance, ctx: FormRoutesContext, o
     { config: SECRET_TOKEN, schema: { summary: 'Payment form page (HTML)', tags: ['pages'] } },
     async (request, reply) => {
       secure(reply).header('cache-control', 'no-store').type('text/html; charset=utf-8');
+      const messages = requestMessages(request, reply, await service.merchantLanguage(request.params.form_token));
       try {
         const view = await service.pageState(request.params.form_token);
         return renderFormPage(view, {
           now: ctx.clock(),
           assets: assets.urls,
+          messages,
           ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
           ...(opts.redirectMs !== undefined ? { redirectMs: opts.redirectMs } : {}),
         });
       } catch (err) {
-        if (isRefusal(err)) return reply.status(404).send(renderFormNotFound(assets.urls));
+        if (isRefusal(err)) return reply.status(404).send(renderFormNotFound(assets.urls, messages));
         throw err;
       }
     },
@@ -152,7 +155,9 @@ export async function formRoutes(app: FastifyInstance, ctx: FormRoutesContext, o
     { config: SECRET_TOKEN, schema: { summary: "The payer's field values (and e-mail), stored with the order", tags: ['pages'] } },
     async (request, reply) => {
       secure(reply).header('cache-control', 'no-store');
-      return { return: '0', status: 'OK', form: await service.submitFields(request.params.form_token, request.body) };
+      // The receipt speaks the language the payer's page was shown in: the same choice the page made.
+      const languageOf = (merchantDefault: string | null) => requestLanguage(request, merchantDefault);
+      return { return: '0', status: 'OK', form: await service.submitFields(request.params.form_token, request.body, languageOf) };
     },
   );
 

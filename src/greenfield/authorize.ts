@@ -83,7 +83,7 @@ function limited(reply: FastifyReply, err: DomainError): FastifyReply | null {
 function headers(reply: FastifyReply, redirect: string | null): FastifyReply {
   const formAction = ["'self'", ...(redirect ? [new URL(redirect).origin] : [])].join(' ');
   for (const [k, v] of Object.entries(PAGE_SECURITY_HEADERS)) {
-    reply.header(k, k === 'content-security-policy' ? v.replace("form-action 'none'", `form-action ${formAction}`) : v);
+    reply.header(k, k === 'content-security-policy' ? v.replace(/form-action [^;]*/, `form-action ${formAction}`) : v);
   }
   return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8');
 }

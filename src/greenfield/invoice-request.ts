@@ -1,7 +1,7 @@
 // The body of POST /api/v1/stores/{storeId}/invoices, read as BTCPay's clients send it: `amount` a decimal string
 // (or number, read exactly) in a fiat currency or in BTC (the plugins' "sats mode"), free `metadata`, and
 // `checkout` settings. An explicit null means "the default" for every optional field, as the PHP client sends
-// nulls for what the merchant left unset. Fields satgate does not use (defaultLanguage, requiresRefundEmail, …) are
+// nulls for what the merchant left unset. Fields satgate does not use (requiresRefundEmail, …) are
 // accepted and ignored: clients send them whether or not a server uses them. Pure; no database.
 import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from '../money/exact-json.ts';
 import { isIso4217, minorUnits, BTC_DECIMALS, orderMinorUnits } from '../money/currencies.ts';
@@ -11,6 +11,8 @@ import { compareDecimals } from '../money/decimal.ts';
 import { btcFromSats } from '../money/money.ts';
 import { amountRangeProblem } from '../money/amount-bounds.ts';
 import type { GreenfieldFieldError } from './errors.ts';
+import { languageNamed } from '../i18n/match.ts';
+import { LANGUAGES } from '../i18n/languages.ts';
 
 /** Greenfield's speed policies and the confirmations each needs. */
 export const SPEED_POLICIES = { HighSpeed: 0, MediumSpeed: 1, LowMediumSpeed: 2, LowSpeed: 6 } as const;
@@ -48,6 +50,8 @@ export interface InvoiceRequest {
   redirectURL: string | null;
   redirectAutomatically: boolean | null;
   defaultLanguage: string | null;
+  /** The supported language `defaultLanguage` names (BTCPay's codes such as de-DE match de); null when none was given. */
+  pageLanguage: string | null;
   requiresRefundEmail: boolean | null;
 }
 
@@ -121,6 +125,7 @@ export function checkInvoiceRequest(
     redirectURL: null,
     redirectAutomatically: null,
     defaultLanguage: null,
+    pageLanguage: null,
     requiresRefundEmail: null,
   };
   const ck = body.checkout;
@@ -186,8 +191,13 @@ function checkCheckout(ck: JsonObject, out: Partial<InvoiceRequest>, bad: (p: st
   out.requiresRefundEmail = bool(ck.requiresRefundEmail, 'checkout.requiresRefundEmail', bad);
   const lang = ck.defaultLanguage;
   if (lang !== undefined && lang !== null) {
+    const supported = typeof lang === 'string' && lang.length <= 32 ? languageNamed(lang) : null;
     if (typeof lang !== 'string' || lang.length > 32) bad('checkout.defaultLanguage', 'must be a language code');
-    else out.defaultLanguage = lang;
+    else if (supported === null) bad('checkout.defaultLanguage', `must be a supported language (${LANGUAGES.map((l) => l.tag).join(', ')}); "${lang}" is not one`);
+    else {
+      out.defaultLanguage = lang;
+      out.pageLanguage = supported;
+    }
   }
 }
 

@@ -146,6 +146,7 @@ export class GreenfieldInvoices {
           manual_at: null,
           created_by_key: keyId,
           created_at: BigInt(now),
+          default_language: req.pageLanguage,
         })
         .returningAll()
         .executeTakeFirstOrThrow();

@@ -29,7 +29,7 @@ export function storeJson(wallet: Selectable<WalletsTable>, monitorWindowMs: num
     speedPolicy: speedPolicyOf(Number(wallet.required_confirmations)),
     paymentTolerance: 0,
     defaultPaymentMethod: ONCHAIN,
-    defaultLang: 'en',
+    defaultLang: wallet.default_language ?? 'en',
     anyoneCanCreateInvoice: false,
     requiresRefundEmail: false,
     checkoutType: 'V2',

@@ -30,7 +30,7 @@ describe('the payment form page HTML', () => {
     expect(html).not.toContain('<img');
     expect(html).not.toContain('</textarea><img');
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
-    expect(html).toContain('(Optional) &lt;img');
+    expect(html).toContain('(Optional) <bdi>&lt;img');
   });
 
   it('has no inline script or style, only the JSON data block and the script file', () => {

@@ -2,30 +2,11 @@
 // locales/<tag>.json, read the first time a page in that language is asked for, so a process holds only the
 // languages it served and a page carries only its own language's words.
 import { readFileSync } from 'node:fs';
-import { IntlMessageFormat } from 'intl-messageformat';
 import { DEFAULT_LANGUAGE, PSEUDO_LANGUAGE, languageByTag } from './locales/index.ts';
 import { pseudoCatalogue } from './pseudo-locale.ts';
-import { fiatForDisplay } from '../money/fiat-display.ts';
+import { compileMessages, type Catalogue, type MessageValues, type Messages } from '../i18n/message-format.ts';
 
-/** A catalogue: message key → ICU message. */
-export type Catalogue = Readonly<Record<string, string>>;
-
-/** Values a message is filled with. */
-export type MessageValues = Record<string, string | number>;
-
-/** The words and number formats of one language. */
-export interface Messages {
-  lang: string;
-  dir: 'ltr' | 'rtl';
-  /** The message `key` filled with `values`; an unknown key is a programming error and throws. */
-  t(key: string, values?: MessageValues): string;
-  /** A fiat amount (plain decimal string) with the locale's separators, padded to the currency's minor units, exact. */
-  fiat(amount: string, currency: string): string;
-  /** A crypto amount with its exact digits, only the decimal point in the locale's form. */
-  crypto(amount: string): string;
-  /** The locale's decimal separator. */
-  decimal: string;
-}
+export type { Catalogue, MessageValues, Messages };
 
 const LOCALES_DIR = new URL('./locales/', import.meta.url);
 const catalogues = new Map<string, Catalogue>();
@@ -51,35 +32,7 @@ export function messagesFor(tag: string): Messages {
   const catalogue = catalogueOf(known.tag);
   // The pseudo-locale formats numbers as English does: it tests the words, not the numbers.
   const locale = known.tag === PSEUDO_LANGUAGE ? DEFAULT_LANGUAGE : known.tag;
-  const compiled = new Map<string, IntlMessageFormat>();
-  const decimal = new Intl.NumberFormat(locale).formatToParts(1.5).find((p) => p.type === 'decimal')?.value ?? '.';
-  const messages: Messages = {
-    lang: known.tag,
-    dir: known.dir,
-    decimal,
-    t(key, values) {
-      let format = compiled.get(key);
-      if (!format) {
-        const source = catalogue[key];
-        if (source === undefined) throw new Error(`no message "${key}" in ${known.tag}`);
-        format = new IntlMessageFormat(source, locale);
-        compiled.set(key, format);
-      }
-      return String(format.format(values));
-    },
-    fiat(amount, currency) {
-      const padded = fiatForDisplay(amount, currency);
-      const m = /^(-?\d+)(?:\.(\d*))?$/.exec(padded);
-      if (!m) return padded;
-      const digits = (m[2] ?? '').length;
-      // A numeric string keeps every digit (Intl.NumberFormat v3): no float ever holds the amount.
-      const nf = new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
-      return nf.format(padded as unknown as number);
-    },
-    crypto(amount) {
-      return /^-?\d+(\.\d+)?$/.test(amount) ? amount.replace('.', decimal) : amount;
-    },
-  };
+  const messages = compileMessages(known.tag, known.dir, catalogue, locale);
   bundles.set(known.tag, messages);
   return messages;
 }

@@ -1,8 +1,10 @@
 // Which language a payer page speaks, in the issue's order: `?lang=`, then the payer's choice remembered in the
 // cookie (set by the picker), then the merchant's default for the wallet, then Accept-Language through a real
 // matcher (CLDR distances: de-AT → de, zh-HK → zh-Hant), then English. Bad tags are skipped, never an error.
-import { match } from '@formatjs/intl-localematcher';
-import { DEFAULT_LANGUAGE, LANGUAGES } from './locales/index.ts';
+import { DEFAULT_LANGUAGE } from './locales/index.ts';
+import { matchLanguage } from '../i18n/match.ts';
+
+export { matchLanguage };
 
 /** The cookie the picker sets. */
 export const LANGUAGE_COOKIE = 'satgate_lang';
@@ -16,16 +18,6 @@ export interface LanguageHints {
 }
 
 const MAX_HEADER = 1000;
-
-/** The best supported language for `requested` (most wanted first), or null when none is close. */
-export function matchLanguage(requested: readonly string[], available: readonly string[] = LANGUAGES.map((l) => l.tag)): string | null {
-  const valid = requested.filter(isValidTag);
-  if (valid.length === 0) return null;
-  // Sentinel default: tells "nothing matched" apart from a match on English.
-  const NONE = 'und';
-  const found = match(valid, available as string[], NONE, { algorithm: 'best fit' });
-  return found === NONE ? null : found;
-}
 
 /** The tags of an Accept-Language header by descending q (ties keep their order); "*" and q=0 dropped. */
 export function parseAcceptLanguage(header: string): string[] {
@@ -57,13 +49,4 @@ export function chooseLanguage(hints: LanguageHints): string {
     if (found) return found;
   }
   return DEFAULT_LANGUAGE;
-}
-
-function isValidTag(tag: string): boolean {
-  if (tag.length > 35) return false;
-  try {
-    return Intl.getCanonicalLocales(tag).length === 1;
-  } catch {
-    return false;
-  }
 }

@@ -17,8 +17,11 @@ export function strictCsp(formAction: "'none'" | "'self'"): string {
   ].join('; ');
 }
 
-/** The Content-Security-Policy of the hosted pages. */
-export const PAGE_CSP = strictCsp("'none'");
+/**
+ * The Content-Security-Policy of the hosted pages. Forms may go to the page's own origin only: the language
+ * picker is a plain GET form that reloads the page (it must work without JavaScript).
+ */
+export const PAGE_CSP = strictCsp("'self'");
 
 /** Headers sent with every page and page asset. */
 export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {

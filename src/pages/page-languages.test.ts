@@ -2,6 +2,9 @@
 // language sets lang and dir on the document, keeps addresses and amounts left-to-right and offers the picker.
 import { describe, expect, it } from 'vitest';
 import { renderErrorPage, renderNotFoundPage, renderPaymentPage, type PaymentPageData } from './payment-page.ts';
+import { readFileSync } from 'node:fs';
+import { renderFormNotFound, renderFormPage, type FormPageView } from './form-page.ts';
+import { renderRefundNotFound, renderRefundPage, type RefundPageView } from './refund-page.ts';
 import { messagesFor } from './messages.ts';
 import { PSEUDO_LANGUAGE } from './locales/index.ts';
 
@@ -26,6 +29,37 @@ function record(over: Partial<PaymentPageData> = {}): PaymentPageData {
   };
 }
 
+function formView(over: Partial<FormPageView> = {}): FormPageView {
+  return {
+    token: 'tok',
+    phase: 'fields',
+    order_status: 'pending',
+    payment_status: 'unconfirmed',
+    site_name: 'Zqx',
+    order_id: 'ORD7',
+    order_amount: '25',
+    order_currency: 'USD',
+    crypto_currency: 'testBTC',
+    address: ADDRESS,
+    crypto_amount_due: '0.0005',
+    exchange_rate: '50000',
+    expires_ms: NOW + 900_000,
+    remaining_order_amount: '10.00',
+    user_fields: [
+      { name: 'who', display_name: 'Zqx', required: 1, type: 'text', value: '' },
+      { name: 'note', display_name: 'Zqx', required: 0, type: 'textarea', value: '' },
+    ],
+    ask_email: true,
+    cancel_url: 'https://shop.example/cart',
+    complete_url: 'https://shop.example/thanks',
+    ...over,
+  };
+}
+
+function refundView(over: Partial<RefundPageView> = {}): RefundPageView {
+  return { status: 'Scheduled', tx_id: '', refund_amount: '0.0005', refund_addr: '', network: 'testnet4', site_name: 'Zqx', confirmed: false, ...over };
+}
+
 const paid = { unconfirmed_crypto_amount: '0', confirmed_crypto_amount: '0.0003', unconfirmed_order_amount: '0', confirmed_order_amount: '15' };
 const TXID = 'a'.repeat(64);
 
@@ -42,24 +76,66 @@ function pages(lang: string): Array<[string, string]> {
     ['invalid', at({ status: 'invalid', crypto_address: '' })],
     ['not found', renderNotFoundPage(undefined, m)],
     ['unavailable', renderErrorPage(undefined, m)],
+    ...(['fields', 'pay', 'partly', 'partly-expired', 'paid', 'expired'] as const).map(
+      (phase): [string, string] => [`form: ${phase}`, renderFormPage(formView({ phase }), { now: NOW, messages: m })],
+    ),
+    ['form: unnamed shop, no e-mail asked', renderFormPage(formView({ site_name: '', ask_email: false }), { now: NOW, messages: m })],
+    ['form: not found', renderFormNotFound(undefined, m)],
+    ['refund: address asked', renderRefundPage('rtok', refundView(), undefined, m)],
+    ['refund: scheduled', renderRefundPage('rtok', refundView({ refund_addr: ADDRESS }), undefined, m)],
+    ['refund: sent', renderRefundPage('rtok', refundView({ status: 'Processing', refund_addr: ADDRESS, tx_id: TXID }), undefined, m)],
+    ['refund: confirmed, mainnet, unnamed shop', renderRefundPage('rtok', refundView({ status: 'Processing', refund_addr: ADDRESS, tx_id: TXID, confirmed: true, network: 'mainnet', site_name: '' }), undefined, m)],
+    ['refund: not found', renderRefundNotFound(undefined, m)],
   ];
 }
 
 /** The words a payer reads (text and labelling attributes), without the data block and the catalogue's own words. */
 function strayWords(html: string): string[] {
-  const attrs = [...html.matchAll(/\s(?:alt|aria-label)="([^"]*)"/g)].map((x) => x[1] ?? '');
+  const attrs = [...html.matchAll(/\s(?:alt|aria-label|title|placeholder)="([^"]*)"/g)].map((x) => x[1] ?? '');
   const text = html
     .replace(/<script[\s\S]*?<\/script>/g, ' ')
     .replace(/<option[^>]*>[^<]*<\/option>/g, ' ') // each language's own name, by design
     .replace(/<[^>]+>/g, ' ');
   const visible = `${text} ${attrs.join(' ')}`.replace(/&[a-z#0-9]+;/g, ' ').replace(/⟦[^⟧]*⟧/g, ' ');
-  const data = new Set(['Zqx', 'USD', 'testBTC', 'PAY123', ADDRESS, 'aaaaaaaa…aaaaaaaa']);
+  const data = new Set(['Zqx', 'USD', 'testBTC', 'BTC', 'PAY123', 'ORD7', ADDRESS, TXID, 'aaaaaaaa…aaaaaaaa']);
   return visible.split(/[\s⟦⟧]+/).filter((w) => /[A-Za-z]{2,}/.test(w) && !data.has(w));
 }
 
+/** Every string of a page script's `copy` (the words the script writes), from the page's data block. */
+function scriptCopy(html: string): string[] {
+  const block = /<script type="application\/json" id="(?:page|form)-data">([\s\S]*?)<\/script>/.exec(html)?.[1];
+  if (block === undefined) return [];
+  const strings: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') strings.push(v);
+    else if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x);
+  };
+  walk((JSON.parse(block) as { copy?: unknown }).copy);
+  return strings;
+}
+
 describe('payer pages in the pseudo-locale', () => {
-  it.each(pages(PSEUDO_LANGUAGE))('%s: every word comes from the catalogue', (_name, html) => {
+  const rendered = pages(PSEUDO_LANGUAGE);
+
+  it.each(rendered)('%s: every word comes from the catalogue', (_name, html) => {
     expect(strayWords(html)).toEqual([]);
+  });
+
+  it.each(rendered.filter(([, html]) => html.includes('-data">')))('%s: every word the script writes comes from the page, in its language', (_name, html) => {
+    const copy = scriptCopy(html);
+    expect(copy.length).toBeGreaterThan(0);
+    for (const text of copy) expect(text, text).toMatch(/^⟦[\s\S]*⟧$/);
+  });
+
+  it('leaves no sentence in the page scripts themselves (their words come from the page data)', () => {
+    const internal = new Set(['use strict', 'no rate', 'HTTP ']);
+    for (const file of ['common.js', 'page.js', 'form.js', 'refund.js']) {
+      const source = readFileSync(new URL(`./assets/${file}`, import.meta.url), 'utf8').replace(/^\s*\/\/.*$/gm, '');
+      const sentences = [...source.matchAll(/'((?:[^'\\\n]|\\.)*)'/g)]
+        .map((x) => x[1] ?? '')
+        .filter((lit) => /[A-Za-z]{2,}\s+[A-Za-z]{2,}/.test(lit) && !internal.has(lit));
+      expect(sentences, file).toEqual([]);
+    }
   });
 });
 
@@ -76,6 +152,37 @@ describe('payer pages in other languages', () => {
     expect(html).toMatch(/<p class="value" dir="ltr"><code id="crypto-amount">/);
     expect(html).toMatch(/<span id="countdown" role="timer" dir="ltr">/);
     expect(html).toMatch(/<code id="txid-0" class="txid" dir="ltr"/);
+  });
+
+  it('sets lang and dir on the form, refund and not-found pages too, with the picker on each', () => {
+    for (const [name, html] of pages('ar').slice(6)) {
+      expect(html, name).toContain('<html lang="ar" dir="rtl">');
+      expect(html, name).toContain('<option value="ar" lang="ar" dir="rtl" selected>العربية</option>');
+    }
+  });
+
+  it('isolates merchant text and keeps addresses, amounts and IDs left-to-right on the form and refund pages', () => {
+    const all = pages('ar');
+    const form = all.find(([n]) => n === 'form: pay')![1];
+    expect(form).toContain('<h1 id="site-name"><bdi>Zqx</bdi></h1>');
+    expect(form).toMatch(/<p class="value" dir="ltr"><code id="crypto-address" class="address">tb1q/);
+    expect(form).toMatch(/<p class="value" dir="ltr"><code id="crypto-amount">0\.0005<\/code>/);
+    expect(form).toMatch(/<span id="countdown" role="timer" dir="ltr">/);
+    const fields = all.find(([n]) => n === 'form: fields')![1];
+    expect(fields).toMatch(/<label for="field-note">[^<]*<bdi>Zqx<\/bdi>/);
+    const refund = all.find(([n]) => n === 'refund: sent')![1];
+    expect(refund).toMatch(/<p class="value" dir="ltr"><code id="refund-address" class="address">tb1q/);
+    expect(refund).toMatch(/<p class="value" dir="ltr"><code id="refund-txid" class="address">a{64}/);
+    expect(refund).toMatch(/<p class="eyebrow">[^<]*<bdi>Zqx<\/bdi>/);
+  });
+
+  it('formats the form and refund amounts in the locale: fiat through Intl, bitcoin with its exact digits', () => {
+    const de = messagesFor('de');
+    const partly = renderFormPage(formView({ phase: 'partly', order_amount: '1234.5', remaining_order_amount: '1000.25', order_currency: 'EUR' }), { now: NOW, messages: de });
+    expect(partly).toContain('<span id="order-amount">1.234,50</span>');
+    expect(partly).toContain('1.000,25 EUR');
+    expect(renderRefundPage('rtok', refundView({ refund_amount: '0.00012345' }), undefined, de)).toContain('<span id="refund-amount">0,00012345</span>');
+    expect(renderRefundPage('rtok', refundView({ refund_amount: '0.00012345' }), undefined, messagesFor('ja'))).toContain('<span id="refund-amount">0.00012345</span>');
   });
 
   it('leaves the wallet link (BIP21) unchanged whatever the language', () => {

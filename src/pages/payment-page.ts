@@ -255,9 +255,10 @@ export function languagePicker(m: Messages): string {
   const options = LANGUAGES.map(
     (l) => `<option value="${e(l.tag)}" lang="${e(l.tag)}" dir="${l.dir}"${l.tag === m.lang ? ' selected' : ''}>${e(l.name)}</option>`,
   ).join('');
-  return `<form class="lang-picker" method="get" action="">
+  // In a landmark of its own, so everything on the page sits in one (axe-core's "region" rule).
+  return `<nav class="lang-nav" aria-label="${e(m.t('language.pickerLabel'))}"><form class="lang-picker" method="get" action="">
   <label for="lang-select">${e(m.t('language.pickerLabel'))}</label>
   <select id="lang-select" name="lang">${options}</select>
   <button type="submit" class="link">${e(m.t('language.pickerSubmit'))}</button>
-</form>`;
+</form></nav>`;
 }

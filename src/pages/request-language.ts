@@ -16,16 +16,28 @@ export function cookieValue(header: string | undefined, name: string): string | 
   return undefined;
 }
 
-/** Chooses the page's language for `request` (merchant default optional) and remembers an explicit `?lang=`. */
-export function requestMessages(request: FastifyRequest, reply: FastifyReply, merchantDefault?: string | null): Messages {
+function askedLanguage(request: FastifyRequest): string | undefined {
   const query = (request.query as Record<string, unknown> | undefined)?.lang;
-  const asked = typeof query === 'string' ? query : undefined;
-  const lang = chooseLanguage({
-    query: asked,
+  return typeof query === 'string' ? query : undefined;
+}
+
+/**
+ * The language a page for `request` is shown in (merchant default optional), without answering anything: what a
+ * payer's action (a form post, the refund address) records, so the e-mail that follows speaks the page's language.
+ */
+export function requestLanguage(request: FastifyRequest, merchantDefault?: string | null): string {
+  return chooseLanguage({
+    query: askedLanguage(request),
     cookie: cookieValue(request.headers.cookie, LANGUAGE_COOKIE),
     merchantDefault,
     acceptLanguage: request.headers['accept-language'],
   });
+}
+
+/** Chooses the page's language for `request` (merchant default optional) and remembers an explicit `?lang=`. */
+export function requestMessages(request: FastifyRequest, reply: FastifyReply, merchantDefault?: string | null): Messages {
+  const asked = askedLanguage(request);
+  const lang = requestLanguage(request, merchantDefault);
   const picked = asked !== undefined ? matchLanguage([asked]) : null;
   if (picked !== null) {
     reply.header('set-cookie', `${LANGUAGE_COOKIE}=${picked}; Path=/; Max-Age=${ONE_YEAR_S}; SameSite=Lax; HttpOnly`);

@@ -8,10 +8,13 @@ import { PAGE_SECURITY_HEADERS } from './page-headers.ts';
 import { ASSET_PREFIX, loadPageAssets } from './page-assets.ts';
 import { requestMessages } from './request-language.ts';
 
+/** The page data of a payment and the merchant's language for it (the invoice's, else the wallet's default). */
+export type HostedPageRecord = PaymentPageData & { merchantLanguage?: string | null };
+
 /** How the page finds a payment; implemented by the payments capability. */
 export interface HostedPaymentLookup {
   /** The page data of the payment with this reference, or null when there is none. */
-  publicRecord(reference: string): Promise<PaymentPageData | null>;
+  publicRecord(reference: string): Promise<HostedPageRecord | null>;
 }
 
 /** What the page routes need from the app context. */
@@ -51,14 +54,15 @@ export async function pageRoutes(app: FastifyInstance, ctx: PageRoutesContext, o
     async (request, reply) => {
       secure(reply).header('cache-control', 'no-store').type('text/html; charset=utf-8');
       const reference = request.params.payment_reference;
-      const messages = requestMessages(request, reply);
-      let record: PaymentPageData | null = null;
+      let record: HostedPageRecord | null = null;
       try {
         if (reference.length <= MAX_REFERENCE_LENGTH) record = await ctx.payments.publicRecord(reference);
       } catch (err) {
         request.log.error({ err }, 'hosted page lookup failed');
-        return reply.status(503).send(renderErrorPage(assets.urls, messages));
+        return reply.status(503).send(renderErrorPage(assets.urls, requestMessages(request, reply)));
       }
+      // The merchant's default comes after the payer's own choice (?lang=, picker) and before the browser's.
+      const messages = requestMessages(request, reply, record?.merchantLanguage ?? null);
       if (!record) return reply.status(404).send(renderNotFoundPage(assets.urls, messages));
       return reply.send(
         renderPaymentPage(record, {

@@ -10,7 +10,7 @@ import type { ChainId } from '../chain/chain-id.ts';
 import type { JsonValue } from '../money/exact-json.ts';
 import { createPaymentFromPool, createsFromPool, insertPaymentRow } from '../db/payment-insert.ts';
 import { refusedWebhookTarget } from '../notify/webhook-target.ts';
-import type { PaymentPageData } from '../pages/payment-page.ts';
+import type { HostedPageRecord } from '../pages/routes.ts';
 import { btcFromSats, fiatToSats } from '../money/money.ts';
 import { satsRangeProblem } from '../money/amount-bounds.ts';
 import { bodyHash, exactNumber } from '../money/canonical-json.ts';
@@ -312,7 +312,7 @@ export class PaymentService {
   }
 
   /** The hosted page's view of a payment, or null when there is none (src/pages calls this). */
-  async publicRecord(reference: string): Promise<PaymentPageData | null> {
+  async publicRecord(reference: string): Promise<HostedPageRecord | null> {
     const found = await this.load(reference);
     if (!found) return null;
     // The page shows the transactions that paid it; the payment record (operation 27) does not carry them.
@@ -324,7 +324,18 @@ export class PaymentService {
       .where('t.state', '!=', 'withdrawn')
       .orderBy('o.id')
       .execute();
-    return { ...pageData(found.row, found.ctx), txids: [...new Set(txs.map((t) => t.txid))] };
+    // The merchant's language for the page: a Greenfield invoice's checkout.defaultLanguage, else the wallet's default.
+    const language = await this.deps.db.kysely
+      .selectFrom('wallets as w')
+      .leftJoin('greenfield_invoices as gi', (j) => j.on('gi.payment_id', '=', found.row.id))
+      .select(['w.default_language as wallet_language', 'gi.default_language as invoice_language'])
+      .where('w.id', '=', found.row.wallet_id)
+      .executeTakeFirst();
+    return {
+      ...pageData(found.row, found.ctx),
+      txids: [...new Set(txs.map((t) => t.txid))],
+      merchantLanguage: language?.invoice_language ?? language?.wallet_language ?? null,
+    };
   }
 }
 

@@ -8,7 +8,7 @@ import type { ChainChangeListener } from '../chain/chain-events.ts';
 import type { Lifecycle } from '../core/lifecycle.ts';
 import type { AddressIssuer } from '../wallets/address-issuer.ts';
 import type { WalletRepository } from '../wallets/wallet-repository.ts';
-import type { PaymentPageData } from '../pages/payment-page.ts';
+import type { HostedPageRecord } from '../pages/routes.ts';
 import { OAuthClients } from './oauth.ts';
 import { PaymentService } from './payment-service.ts';
 import { PaymentStatusMachine } from './status-machine.ts';
@@ -23,7 +23,7 @@ export interface Payments {
   background: Lifecycle;
   /** The status machine's chain listener, registered by the context first of all. */
   onChainChange: ChainChangeListener;
-  publicRecord(reference: string): Promise<PaymentPageData | null>;
+  publicRecord(reference: string): Promise<HostedPageRecord | null>;
 }
 
 /** What building the capability needs from the context. */

@@ -45,13 +45,19 @@ export async function refundView(db: Db, refund: RefundRow): Promise<RefundView>
 }
 
 /** Sets the refund address of a form token: valid for the wallet's network, not dust, and only once. */
-export async function setRefundAddress(db: Db, clock: () => number, token: unknown, address: unknown): Promise<RefundRow> {
+export async function setRefundAddress(
+  db: Db,
+  clock: () => number,
+  token: unknown,
+  address: unknown,
+  languageOf?: (merchantDefault: string | null) => string,
+): Promise<RefundRow> {
   const found = await findByToken(db, token);
   if (!found) throw new DomainError('invalid', 'Wrong or missing argument: refund_form_token is not a refund form token');
   if (typeof address !== 'string' || address.length === 0 || address.length > 100) {
     throw new DomainError('invalid', 'Wrong or missing argument: refund_addr must be a bitcoin address');
   }
-  const wallet = await db.kysely.selectFrom('wallets').select(['id', 'network']).where('id', '=', found.wallet_id).executeTakeFirstOrThrow();
+  const wallet = await db.kysely.selectFrom('wallets').select(['id', 'network', 'default_language']).where('id', '=', found.wallet_id).executeTakeFirstOrThrow();
   let script: Uint8Array;
   try {
     script = decodeAddressFor(address, wallet.network as Network).script;
@@ -66,7 +72,9 @@ export async function setRefundAddress(db: Db, clock: () => number, token: unkno
     if (refund.address !== null) throw new DomainError('invalid', 'Wrong or missing argument: the refund address is already set and cannot be changed');
     const updated = await trx
       .updateTable('refunds')
-      .set({ address, script_hex: Buffer.from(script).toString('hex') })
+      // The language the refund page was shown in (the payer's own choice, else the wallet's default, else the
+      // browser's): the payer's later mail (the refund sent) is written in it. Without a page (the API alone), none.
+      .set({ address, script_hex: Buffer.from(script).toString('hex'), ...(languageOf ? { payer_language: languageOf(wallet.default_language ?? null) } : {}) })
       .where('id', '=', refund.id)
       .where('address', 'is', null)
       .returningAll()

@@ -60,7 +60,10 @@ export async function transitionRefund(trx: Trx, refund: RefundRow, to: RefundSt
     .where('id', '=', refund.id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  const wallet = await trx.selectFrom('wallets').select(['api_id', 'return_url', 'notification_email']).where('id', '=', refund.wallet_id).executeTakeFirstOrThrow();
+  const wallet = await trx.selectFrom('wallets').select(['api_id', 'return_url', 'notification_email', 'default_language']).where('id', '=', refund.wallet_id).executeTakeFirstOrThrow();
+  // The payer's mails speak the language recorded when they set the address, else the wallet's default (the link
+  // mail goes out before the payer has acted anywhere).
+  const payerLanguage = updated.payer_language ?? wallet.default_language ?? null;
   const event = {
     event: 'refund',
     refund_event: cause,
@@ -81,11 +84,11 @@ export async function transitionRefund(trx: Trx, refund: RefundRow, to: RefundSt
   if (refund.payer_email && cause === 'requested' && facts.formUrl) {
     // Whoever holds the link chooses where the refund goes, so the outbox row keeps the mail sealed, never the link in clear.
     if (!facts.masterKey) throw new Error(`refund ${refund.id}: the payer's link mail needs the master key to seal it`);
-    const message = renderRefundMail({ ...event, audience: 'payer', refund_form_url: facts.formUrl });
+    const message = renderRefundMail({ ...event, audience: 'payer', refund_form_url: facts.formUrl, language: payerLanguage });
     entries.push({ kind: 'email', target: refund.payer_email, payload: { ...sealedMailPayload(facts.masterKey, 'refund', message), refund_event: cause, refund_id: event.refund_id }, walletId: refund.wallet_id, paymentId: null });
   }
   if (refund.payer_email && cause === 'broadcast') {
-    entries.push({ kind: 'email', target: refund.payer_email, payload: { ...event, audience: 'payer' }, walletId: refund.wallet_id, paymentId: null });
+    entries.push({ kind: 'email', target: refund.payer_email, payload: { ...event, audience: 'payer', language: payerLanguage }, walletId: refund.wallet_id, paymentId: null });
   }
   await recordTransition(trx, { table: 'refund_transitions', recordId: refund.id, from: creation ? null : refund.state, to, cause, at: now }, entries);
   return updated;

@@ -54,7 +54,10 @@ export interface RefundListing {
 /** The refunds capability. */
 export interface Refunds {
   request(profileId: bigint, input: RefundRequestInput, idempotencyKey?: string): Promise<RefundForm>;
-  setAddress(token: unknown, address: unknown): Promise<{ status: 'Scheduled' | 'Processing'; tx_id: string }>;
+  /** Op 25; `languageOf` gives the payer's page language for the wallet's default, recorded for the payer's mail. */
+  setAddress(token: unknown, address: unknown, languageOf?: (merchantDefault: string | null) => string): Promise<{ status: 'Scheduled' | 'Processing'; tx_id: string }>;
+  /** The merchant's default language of the refund's wallet (the refund page's choice after the payer's own); null: none. */
+  merchantLanguage(token: string): Promise<string | null>;
   /** The page's view of a form token, or undefined for an unknown one. */
   view(token: unknown): Promise<RefundView | undefined>;
   list(profileId: bigint): Promise<RefundListing[]>;
@@ -103,14 +106,20 @@ export function createRefunds(deps: RefundsDeps): Refunds {
   return {
     request: (profileId, input, key) =>
       requestRefund({ db: deps.db, masterKey: deps.masterKey, clock: deps.clock, publicUrl: deps.publicUrl, profileWallets: (id, trx) => deps.profileWallets(id, trx) }, profileId, input, key),
-    async setAddress(token, address) {
-      const refund = await setRefundAddress(deps.db, deps.clock, token, address);
+    async setAddress(token, address, languageOf) {
+      const refund = await setRefundAddress(deps.db, deps.clock, token, address, languageOf);
       const held = await deps.db.kysely.selectFrom('wallets').select('seed_sealed').where('id', '=', refund.wallet_id).executeTakeFirstOrThrow();
       // Service-held wallets send at once; a failure here leaves the refund Scheduled for the background loop.
       if (held.seed_sealed !== null) await sender.sendWallet(refund.wallet_id);
       const now = await deps.db.kysely.selectFrom('refunds').selectAll().where('id', '=', refund.id).executeTakeFirstOrThrow();
       const view = await refundView(deps.db, now);
       return { status: view.status, tx_id: view.tx_id };
+    },
+    async merchantLanguage(token) {
+      const refund = await findByToken(deps.db, token);
+      if (!refund) return null;
+      const wallet = await deps.db.kysely.selectFrom('wallets').select('default_language').where('id', '=', refund.wallet_id).executeTakeFirst();
+      return wallet?.default_language ?? null;
     },
     async view(token) {
       const refund = await findByToken(deps.db, token);

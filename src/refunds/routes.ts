@@ -9,6 +9,7 @@ import type { SessionVerifier } from '../dashboard/sessions.ts';
 import { PAGE_SECURITY_HEADERS } from '../pages/page-headers.ts';
 import { loadPageAssets } from '../pages/page-assets.ts';
 import { renderRefundPage, renderRefundNotFound } from '../pages/refund-page.ts';
+import { requestLanguage, requestMessages } from '../pages/request-language.ts';
 import type { Refunds } from './refunds.ts';
 
 /** What the refund routes need. */
@@ -87,7 +88,8 @@ export async function refundRoutes(app: FastifyInstance, ctx: RefundRoutesContex
         body: Type.Object({ refund_form_token: Any('token from the refund form URL'), refund_addr: Any('bitcoin address of the wallet network') }),
       },
     },
-    async (request) => ok({ refund: await ctx.refunds.setAddress(request.body.refund_form_token, request.body.refund_addr) }),
+    // The refund page posts here: the payer's later mail speaks the language that page was shown in.
+    async (request) => ok({ refund: await ctx.refunds.setAddress(request.body.refund_form_token, request.body.refund_addr, (merchantDefault) => requestLanguage(request, merchantDefault)) }),
   );
 
   const assets = loadPageAssets();
@@ -97,9 +99,10 @@ export async function refundRoutes(app: FastifyInstance, ctx: RefundRoutesContex
     { config: { secretParams: ['token'] }, schema: { summary: 'Refund page (HTML): the payer enters the address to refund to', tags: ['pages'] } },
     async (request, reply) => {
       secure(reply).header('cache-control', 'no-store').type('text/html; charset=utf-8');
+      const messages = requestMessages(request, reply, await ctx.refunds.merchantLanguage(request.params.token));
       const view = await ctx.refunds.view(request.params.token);
-      if (!view) return reply.status(404).send(renderRefundNotFound(assets.urls));
-      return reply.send(renderRefundPage(request.params.token, view, assets.urls));
+      if (!view) return reply.status(404).send(renderRefundNotFound(assets.urls, messages));
+      return reply.send(renderRefundPage(request.params.token, view, assets.urls, messages));
     },
   );
 }

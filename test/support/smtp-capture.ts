@@ -53,3 +53,40 @@ export async function takeLoginMail(capture: SmtpCapture, to: string): Promise<{
   if (!code) throw new Error(`no sign-in code in the mail to ${to}: ${mail}`);
   return { mail, code };
 }
+
+/**
+ * A captured single-part text mail as its reader sees it: the Subject with RFC 2047 encoded words decoded, the body
+ * with its transfer encoding (quoted-printable or base64) undone as UTF-8. For mails in languages beyond ASCII.
+ */
+export function readMail(raw: string): { to: string; subject: string; text: string } {
+  const split = raw.search(/\r?\n\r?\n/);
+  const head = raw.slice(0, split).replace(/\r?\n[ \t]+/g, ' ');
+  const body = raw.slice(split).replace(/^\r?\n\r?\n/, '');
+  const header = (name: string) => new RegExp(`^${name}:[ \\t]*(.*)$`, 'im').exec(head)?.[1]?.trim() ?? '';
+  const words = (value: string) =>
+    value
+      .replace(/\?=\s+=\?/g, '?==?')
+      .replace(/=\?utf-8\?([QB])\?([^?]*)\?=/gi, (_m, enc: string, data: string) =>
+        enc.toUpperCase() === 'B' ? Buffer.from(data, 'base64').toString('utf8') : Buffer.from(qpBytes(data.replace(/_/g, ' '))).toString('utf8'),
+      );
+  const encoding = header('Content-Transfer-Encoding').toLowerCase();
+  const text =
+    encoding === 'base64'
+      ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8')
+      : encoding === 'quoted-printable'
+        ? Buffer.from(qpBytes(body.replace(/=\r?\n/g, ''))).toString('utf8')
+        : body;
+  return { to: header('To'), subject: words(header('Subject')), text: text.replace(/\r\n/g, '\n') };
+}
+
+function qpBytes(text: string): number[] {
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const hex = text[i] === '=' ? /^[0-9A-Fa-f]{2}/.exec(text.slice(i + 1, i + 3)) : null;
+    if (hex) {
+      bytes.push(parseInt(hex[0], 16));
+      i += 2;
+    } else bytes.push(...Buffer.from(text[i]!, 'utf8'));
+  }
+  return bytes;
+}

@@ -6,6 +6,7 @@ import type { ReceivedPerDay } from '../../dashboard/received-per-day.ts';
 import { consolePage, csrfField, when, type Shell } from './layout.ts';
 import { renderReceivedChart } from './chart.ts';
 import { fiatForDisplay } from '../../money/fiat-display.ts';
+import { LANGUAGES } from '../../i18n/languages.ts';
 
 type Base = Omit<Shell, 'title' | 'section'>;
 
@@ -154,9 +155,21 @@ ${confirmName(w, csrf)}
       <label for="webhook_url">Webhook URL for payment updates (empty: none; only changed here, never by add_pub)</label>
       <input id="webhook_url" name="webhook_url" type="url" maxlength="2048" value="${e(w.webhook_url ?? '')}">
     </div>
+    <div class="field">
+      <label for="default_language">Payers' language when they chose none (before their browser's)</label>
+      ${languageSelect(w.default_language)}
+    </div>
     <button type="submit" class="button">Save settings</button>
   </form>
   ${currencyList(currencies)}
 </section>`;
   return consolePage({ ...base, title: w.account_name ?? 'Wallet', section: 'wallets' }, body);
+}
+
+/** The default language picker: every offered language by its own name, or none (the payer's browser decides). */
+function languageSelect(current: string | null): string {
+  const option = (value: string, label: string, lang = '') =>
+    `<option value="${e(value)}"${lang ? ` lang="${e(lang)}"` : ''}${value === (current ?? '') ? ' selected' : ''}>${e(label)}</option>`;
+  const options = [option('', "None: the payer's browser decides"), ...LANGUAGES.map((l) => option(l.tag, `${l.name} (${l.tag})`, l.tag))];
+  return `<select id="default_language" name="default_language">${options.join('')}</select>`;
 }

@@ -21,6 +21,7 @@ import { payerReceipts } from './0020-payer-receipts.ts';
 import { walletDescriptor } from './0021-wallet-descriptor.ts';
 import { ledgerEntries } from './0022-ledger-entries.ts';
 import { greenfieldArchive } from './0023-greenfield-archive.ts';
+import { payerLanguages } from './0024-payer-languages.ts';
 
 /** Every migration in order; append only, never edit a released one. */
 export const MIGRATIONS: readonly SatgateMigration[] = [
@@ -46,4 +47,5 @@ export const MIGRATIONS: readonly SatgateMigration[] = [
   walletDescriptor,
   ledgerEntries,
   greenfieldArchive,
+  payerLanguages,
 ];

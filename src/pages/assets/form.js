@@ -20,8 +20,23 @@
   function setText(el, text) { if (el && el.textContent !== text) el.textContent = text; }
   function setShown(el, shown) { if (el) el.hidden = !shown; }
   function now() { return Date.now() + clockOffset; }
+  function fill(template, values) {
+    return template.replace(/\{([a-z_]+)\}/g, function (whole, name) {
+      return Object.prototype.hasOwnProperty.call(values, name) ? values[name] : whole;
+    });
+  }
+  // A fiat amount (decimal string) in the page's locale with the digits it has, as the server writes it
+  // (src/pages/messages.ts): the string goes to Intl whole, so no float holds it where the browser allows.
+  function fiat(text) {
+    if (!/^\d+(\.\d+)?$/.test(text)) return text;
+    var dot = text.indexOf('.');
+    var digits = dot < 0 ? 0 : text.length - dot - 1;
+    try {
+      return new Intl.NumberFormat(state.locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(text);
+    } catch (err) { return text; }
+  }
   function detail(phase) {
-    return copy.details[phase].replace('{remaining}', view.remaining_order_amount).replace('{currency}', view.order_currency);
+    return fill(copy.details[phase], { remaining: fiat(view.remaining_order_amount), currency: view.order_currency });
   }
   function safeUrl(raw) {
     if (typeof raw !== 'string') return null;
@@ -44,7 +59,7 @@
       img.height = 256;
       fig.insertBefore(img, fig.firstChild);
     }
-    img.alt = 'QR code: pay ' + view.crypto_amount_due + ' ' + view.crypto_currency + ' to ' + view.address;
+    img.alt = fill(copy.qrAlt, { amount: view.crypto_amount_due, crypto_currency: view.crypto_currency, address: view.address });
     img.src = state.base + '/qrcode?width=512&a=' + encodeURIComponent(view.crypto_amount_due);
     qrFor = key;
   }
@@ -58,7 +73,7 @@
     setShown($('fields-step'), phase === 'fields');
     setShown($('pay'), paying);
     ensureQr(paying && view.crypto_amount_due !== '0');
-    setText($('amount-label'), phase === 'partly' ? 'Remaining amount to send' : 'Amount to send');
+    setText($('amount-label'), phase === 'partly' ? copy.amountLabels.remaining : copy.amountLabels.due);
     setText($('crypto-amount'), view.crypto_amount_due);
     setText($('crypto-address'), view.address);
     setShown($('countdown-line'), paying);
@@ -143,7 +158,7 @@
     setText($('fields-error'), '');
     api('POST', '/fields', body)
       .then(apply)
-      .catch(function (err) { setText($('fields-error'), err.message); })
+      .catch(function () { setText($('fields-error'), copy.detailsNotAccepted); })
       .then(function () { button.disabled = false; });
   });
 

@@ -1,5 +1,5 @@
 // Refund page: posts the payer's address to operation 25 and shows the answer. Writes text with
-// textContent only; no inline code (strict CSP).
+// textContent only, in the words the page hands it (#page-data); no inline code (strict CSP).
 'use strict';
 
 (function () {
@@ -10,6 +10,12 @@
   var form = $('refund-form');
   if (!form) return;
 
+  // Whether the address begins as this network's addresses do (bech32 may be written in capitals).
+  function ofThisNetwork(address) {
+    var lower = address.toLowerCase();
+    return state.prefixes.some(function (p) { return lower.indexOf(p) === 0; });
+  }
+
   function show(status, txid, address) {
     form.hidden = true;
     $('refund-result').hidden = false;
@@ -19,17 +25,16 @@
       $('txid-field').hidden = false;
     }
     $('refund').setAttribute('data-status', status);
-    $('status-headline').textContent = status === 'Processing' ? 'Refund sent' : 'Refund scheduled';
-    $('status-detail').textContent = status === 'Processing'
-      ? 'The refund transaction is on its way; it confirms in about 10 minutes to an hour.'
-      : 'The refund will be sent to the address below.';
+    var words = status === 'Processing' ? state.copy.processing : state.copy.scheduled;
+    $('status-headline').textContent = words.headline;
+    $('status-detail').textContent = words.detail;
   }
 
   form.addEventListener('submit', function (event) {
     event.preventDefault();
     var address = $('refund-addr').value.trim();
     var error = $('form-error');
-    if (address === '') { error.textContent = 'Enter your bitcoin address.'; return; }
+    if (address === '') { error.textContent = state.copy.enterAddress; return; }
     var button = $('refund-submit');
     button.disabled = true;
     error.textContent = '';
@@ -43,12 +48,12 @@
         if (answer && answer['return'] === '0' && answer.refund) {
           show(answer.refund.status, answer.refund.tx_id, address);
         } else {
-          error.textContent = (answer && answer.status) || 'The address was not accepted.';
+          error.textContent = ofThisNetwork(address) ? state.copy.notAccepted : state.copy.otherNetwork;
           button.disabled = false;
         }
       })
       .catch(function () {
-        error.textContent = 'The address could not be sent. Check your connection and try again.';
+        error.textContent = state.copy.notSent;
         button.disabled = false;
       });
   });
