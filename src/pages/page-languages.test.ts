@@ -202,6 +202,14 @@ describe('payer pages in other languages', () => {
     expect(renderPaymentPage(record({ order_amount: '1234.5', order_currency: 'EUR' }), { now: NOW, messages: messagesFor('de') })).toContain(
       '<span id="order-amount">1.234,50</span>',
     );
+    // The amount still missing follows the same rule as the total, on the server and in the page data for the script.
+    const less = renderPaymentPage(
+      record({ order_amount: '1234.5', order_currency: 'EUR', status: 'unconfirmed-less', amounts: { unconfirmed_crypto_amount: '0.0001', confirmed_crypto_amount: '0', unconfirmed_order_amount: '224.5', confirmed_order_amount: '0' } }),
+      { now: NOW, messages: messagesFor('de') },
+    );
+    expect(less).toContain('1.010,00');
+    expect(less).not.toContain('1010.00');
+    expect(less).toContain('"locale":"de"');
     expect(messagesFor('ar').t('payment.detail.seenFinalOnceConfirmed', { minutes: 2 })).toContain('دقيقتين');
     expect(messagesFor('en').t('payment.detail.seenFinalOnceConfirmed', { minutes: 1 })).toContain('within 1 minute;');
   });

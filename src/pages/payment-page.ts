@@ -86,7 +86,9 @@ export function renderPaymentPage(data: PaymentPageData, opts: PaymentPageOption
   const qrWidth = opts.qrWidth ?? 512;
   const m = opts.messages ?? ENGLISH();
   const copy = m.lang === DEFAULT_LANGUAGE ? PAGE_COPY : pageCopy(m);
-  const view = paymentView(data, opts.now, copy);
+  // One rule for every fiat amount on the page, the order total and the amounts still missing or paid over alike.
+  const fiat = (amount: string, currency: string) => (m.lang === DEFAULT_LANGUAGE ? fiatForDisplay(amount, currency) : m.fiat(amount, currency));
+  const view = paymentView(data, opts.now, copy, fiat);
   const apiPath = `/api/v1/payment/${encodeURIComponent(data.reference)}`;
   const success = safeHttpUrl(data.success_url);
   const cancel = safeHttpUrl(data.cancel_url);
@@ -109,6 +111,8 @@ export function renderPaymentPage(data: PaymentPageData, opts: PaymentPageOption
     order_currency: data.order_currency,
     // The script pads the amounts it writes as the server does (money/fiat-display.ts); null: shown as they are.
     order_minor_units: isIso4217(data.order_currency.toUpperCase()) ? minorUnits(data.order_currency) : null,
+    // ...then writes them in the page's locale as the server does (English: as money/fiat-display.ts, no grouping).
+    locale: m.lang === DEFAULT_LANGUAGE ? null : m.lang,
     crypto_amount: data.crypto_amount,
     crypto_currency: data.crypto_currency,
     crypto_address: data.crypto_address,
@@ -132,7 +136,7 @@ export function renderPaymentPage(data: PaymentPageData, opts: PaymentPageOption
   </header>
   ${data.crypto_currency === 'BTC' ? '' : `<p id="network-badge" class="badge">${e(copy.testBadge)}</p>`}
   <dl class="order">
-    <div><dt>${e(m.t('common.orderTotal'))}</dt><dd><bdi dir="ltr"><span id="order-amount">${e(m.lang === DEFAULT_LANGUAGE ? fiatForDisplay(data.order_amount, data.order_currency) : m.fiat(data.order_amount, data.order_currency))}</span> <span id="order-currency">${e(data.order_currency)}</span></bdi></dd></div>
+    <div><dt>${e(m.t('common.orderTotal'))}</dt><dd><bdi dir="ltr"><span id="order-amount">${e(fiat(data.order_amount, data.order_currency))}</span> <span id="order-currency">${e(data.order_currency)}</span></bdi></dd></div>
     <div><dt>${e(m.t('common.reference'))}</dt><dd><code id="reference" dir="ltr">${e(data.reference)}</code></dd></div>
   </dl>
   <section class="status" aria-labelledby="status-headline">

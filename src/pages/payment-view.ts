@@ -58,7 +58,7 @@ const LESS = new Set<string>(PAYMENT_STATUS_GROUPS.paidLess);
 const CRYPTO_SCALE = 8;
 
 /** Computes the view of `input` at `now` (epoch ms) in `copy`'s words. Unknown statuses are shown as unpaid. */
-export function paymentView(input: ViewInput, now: number, copy: PageCopy = PAGE_COPY): PaymentView {
+export function paymentView(input: ViewInput, now: number, copy: PageCopy = PAGE_COPY, fiat: (amount: string, currency: string) => string = fiatForDisplay): PaymentView {
   const expiry = Date.parse(input.expiry_date);
   const expired = Number.isFinite(expiry) && now >= expiry;
   const status = input.status;
@@ -80,8 +80,8 @@ export function paymentView(input: ViewInput, now: number, copy: PageCopy = PAGE
   const values = {
     order_currency: input.order_currency,
     crypto_currency: input.crypto_currency,
-    missing_order: fiatForDisplay(show(sub(order, paidOrder)), input.order_currency),
-    extra_order: fiatForDisplay(show(sub(paidOrder, order)), input.order_currency),
+    missing_order: fiat(show(sub(order, paidOrder)), input.order_currency),
+    extra_order: fiat(show(sub(paidOrder, order)), input.order_currency),
   };
   const labels = copy.amountLabels;
   let amountLabel = labels.due;

@@ -76,14 +76,21 @@
     digits = digits.padStart(d.s + 1, '0');
     return digits.slice(0, digits.length - d.s) + '.' + digits.slice(digits.length - d.s);
   }
-  // A fiat amount with its currency's minor units, as src/money/fiat-display.ts shows it (digits beyond them kept).
+  // A fiat amount with its currency's minor units, as src/money/fiat-display.ts shows it (digits beyond them kept),
+  // then in the page's locale as the server writes it (src/i18n/message-format.ts): the string goes to Intl whole.
   function fiat(text) {
     var units = state.order_minor_units;
-    if (typeof units !== 'number') return text;
-    var dot = text.indexOf('.');
-    var fraction = dot < 0 ? '' : text.slice(dot + 1);
-    if (fraction.length >= units) return text;
-    return (dot < 0 ? text : text.slice(0, dot)) + '.' + fraction.padEnd(units, '0');
+    var padded = text;
+    if (typeof units === 'number') {
+      var dot = text.indexOf('.');
+      var fraction = dot < 0 ? '' : text.slice(dot + 1);
+      if (fraction.length < units) padded = (dot < 0 ? text : text.slice(0, dot)) + '.' + fraction.padEnd(units, '0');
+    }
+    if (!state.locale || !/^-?\d+(\.\d+)?$/.test(padded)) return padded;
+    var digits = padded.indexOf('.') < 0 ? 0 : padded.length - padded.indexOf('.') - 1;
+    try {
+      return new Intl.NumberFormat(state.locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(padded);
+    } catch (err) { return padded; }
   }
   // A JSON number literal ("0.0005", "5e-4") as a plain decimal string.
   function plain(literal) {
