@@ -179,11 +179,13 @@ beforeAll(async () => {
     pageState: async (token: string) => found(token),
     submitFields: async (token: string) => found(token),
     refresh: async (token: string) => found(token),
+    // These states have no wallet behind them: no merchant default, so the page follows the payer's choice.
+    merchantLanguage: async () => null,
     qrCode: async (token: string, width: number) => renderQrPng(paymentUri(found(token).address, found(token).crypto_amount_due), width),
   } as unknown as FormService;
   await app.register(async (scope) => formRoutes(scope, { clock: () => Date.now(), forms: { service } }));
   const refundCtx = {
-    refunds: { view: async (token: unknown) => refunds.get(String(token)) },
+    refunds: { view: async (token: unknown) => refunds.get(String(token)), merchantLanguage: async () => null },
     dashboard: { sessions: {} },
   } as unknown as RefundRoutesContext;
   await app.register(async (scope) => refundRoutes(scope, refundCtx));
