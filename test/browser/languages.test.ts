@@ -17,7 +17,12 @@ import type { FormService, FormPageState } from '../../src/forms/form-service.ts
 import type { RefundPageView } from '../../src/pages/refund-page.ts';
 import { DomainError } from '../../src/core/domain-errors.ts';
 import { paymentUri, renderQrPng } from '../../src/payments/qr-code.ts';
-import { LANGUAGES } from '../../src/pages/locales/index.ts';
+import { LANGUAGES, PSEUDO_LANGUAGE } from '../../src/pages/locales/index.ts';
+import { messagesFor } from '../../src/pages/messages.ts';
+import { loadPageAssets } from '../../src/pages/page-assets.ts';
+import { renderPaymentPage } from '../../src/pages/payment-page.ts';
+import { renderFormPage } from '../../src/pages/form-page.ts';
+import { renderRefundPage } from '../../src/pages/refund-page.ts';
 import { launchChromium, RESULTS_DIR, watchPage } from './chromium.ts';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -189,6 +194,14 @@ beforeAll(async () => {
     dashboard: { sessions: {} },
   } as unknown as RefundRoutesContext;
   await app.register(async (scope) => refundRoutes(scope, refundCtx));
+  // The pseudo-locale is never offered to payers, so no route chooses it: these render the same pages with its
+  // messages (every string wrapped and 40 % longer) to find what would clip or overflow in a long language.
+  const assetUrls = loadPageAssets().urls;
+  const pseudo = messagesFor(PSEUDO_LANGUAGE);
+  const html = (reply: { type: (t: string) => { send: (b: string) => unknown } }, body: string) => reply.type('text/html; charset=utf-8').send(body);
+  app.get<{ Params: { ref: string } }>('/pseudo/pay/:ref', async (req, reply) => html(reply, renderPaymentPage(payments.get(req.params.ref)!, { now: Date.now(), assets: assetUrls, messages: pseudo })));
+  app.get<{ Params: { token: string } }>('/pseudo/form/:token', async (req, reply) => html(reply, renderFormPage(found(req.params.token), { now: Date.now(), assets: assetUrls, messages: pseudo })));
+  app.get<{ Params: { token: string } }>('/pseudo/refund/:token', async (req, reply) => html(reply, renderRefundPage(req.params.token, refunds.get(req.params.token)!, assetUrls, pseudo)));
   origin = await app.listen({ port: 0, host: '127.0.0.1' });
   browser = await launchChromium();
 });
@@ -242,6 +255,29 @@ describe('payer pages in four languages at two widths', () => {
         await context.close();
       });
     }
+  }
+});
+
+describe('payer pages in the pseudo-locale', () => {
+  const pseudoPages = [...PAGES.filter((p) => p.status === 200).map((p) => `/pseudo${p.path}`)];
+  for (const width of WIDTHS) {
+    it(`at ${width} px every page fits, with nothing clipped`, async () => {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      const page = await context.newPage();
+      for (const path of pseudoPages) {
+        const res = await page.goto(`${origin}${path}`);
+        expect(res!.status(), path).toBe(200);
+        await page.waitForLoadState('networkidle');
+        expect(await page.getAttribute('html', 'lang'), path).toBe(PSEUDO_LANGUAGE);
+        await page.screenshot({ path: join(SHOTS, `pseudo-${path.split('/').slice(2).join('-')}-${width}.png`), fullPage: true });
+        const wide = await page.evaluate<string[]>("[...document.querySelectorAll('body *')].filter((el) => { const r = el.getBoundingClientRect(); return r.width > 0 && (r.right > window.innerWidth + 0.5 || r.left < -0.5 || el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX === 'visible' && el.clientWidth > 0); }).map((el) => el.tagName + '#' + el.id + '.' + el.className + ' ' + Math.round(el.getBoundingClientRect().right) + ' ' + el.scrollWidth + '/' + el.clientWidth)");
+        expect(wide, `${path} fits ${width} px`).toEqual([]);
+        expect(await page.evaluate<boolean>('document.scrollingElement.scrollWidth <= window.innerWidth'), `${path} scrolls sideways at ${width} px`).toBe(true);
+        expect(await clipped(page), `${path}: clipped text`).toEqual([]);
+        await page.screenshot({ path: join(SHOTS, `pseudo-${path.split('/').slice(2).join('-')}-${width}.png`), fullPage: true });
+      }
+      await context.close();
+    });
   }
 });
 
