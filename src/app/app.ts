@@ -18,6 +18,7 @@ import { paymentRoutes } from '../payments/routes.ts';
 import { pageRoutes } from '../pages/routes.ts';
 import { refundRoutes } from '../refunds/routes.ts';
 import { formRoutes } from '../forms/routes.ts';
+import { buttonRoutes } from '../buttons/routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { merchantRoutes } from '../dashboard/merchant-routes.ts';
 import { reportRoutes } from '../dashboard/report-routes.ts';
@@ -27,6 +28,7 @@ import { withdrawalRoutes } from '../withdrawals/routes.ts';
 import { greenfieldRoutes } from '../greenfield/routes.ts';
 import { authorizeRoutes } from '../greenfield/authorize.ts';
 import { greenfieldHookRoutes } from '../greenfield/webhook-routes.ts';
+import { greenfieldPayoutRoutes, greenfieldPublicPullRoutes } from '../greenfield/payout-routes.ts';
 
 /** Largest JSON body accepted (DESIGN.md section 7). */
 export const BODY_LIMIT = 1024 * 1024;
@@ -142,6 +144,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await app.register(async (scope) => paymentRoutes(scope, ctx.payments));
   await app.register(async (scope) => pageRoutes(scope, ctx));
   await app.register(async (scope) => formRoutes(scope, ctx));
+  await app.register(async (scope) => buttonRoutes(scope, ctx));
   await app.register(async (scope) => rateRoutes(scope, ctx));
   await app.register(async (scope) => refundRoutes(scope, ctx));
   await app.register(async (scope) => dashboardRoutes(scope, ctx.dashboard));
@@ -160,6 +163,8 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
     }),
   );
   await app.register(async (scope) => greenfieldHookRoutes(scope, { keys: ctx.greenfield.keys, hooks: ctx.greenfieldHooks }));
+  await app.register(async (scope) => greenfieldPayoutRoutes(scope, { keys: ctx.greenfield.keys, payouts: ctx.greenfieldHooks.payouts }));
+  await app.register(async (scope) => greenfieldPublicPullRoutes(scope, { payouts: ctx.greenfieldHooks.payouts }));
   const devChain = opts.devChain;
   if (devChain) {
     const { devRoutes } = await import('./dev-routes.ts');

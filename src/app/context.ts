@@ -14,6 +14,7 @@ import type { Payments } from '../payments/payments.ts';
 import type { Spending } from '../spending/spending.ts';
 import type { Refunds } from '../refunds/refunds.ts';
 import type { Forms } from '../forms/forms.ts';
+import type { Buttons } from '../buttons/buttons.ts';
 import type { Wallets } from '../wallets/wallets.ts';
 import type { Dashboard } from '../dashboard/dashboard.ts';
 import type { Merchant } from '../dashboard/merchant.ts';
@@ -45,6 +46,8 @@ export interface AppContext {
   refunds: Refunds;
   /** Payment forms (operations 13 and 14, the form page) and the order state of forms and set_addr orders (6.2). */
   forms: Forms;
+  /** Pay buttons (issue 36): the merchant's buttons and the payments payers ask for on them. */
+  buttons: Buttons;
   /** The merchant dashboard: OTP login, sessions, profiles, accounts (operations 18 to 23). */
   dashboard: Dashboard;
   /** The dashboard's merchant views (wallets, orders, deliveries, chart, login history) for its API and the console. */

@@ -17,6 +17,7 @@ import { createSpending } from '../spending/spending.ts';
 import { createRefunds } from '../refunds/refunds.ts';
 import { profileWallets } from '../dashboard/accounts.ts';
 import { createForms } from '../forms/forms.ts';
+import { createButtons } from '../buttons/buttons.ts';
 import { createWallets } from '../wallets/wallets.ts';
 import { createDashboard } from '../dashboard/dashboard.ts';
 import { createMerchant } from '../dashboard/merchant.ts';
@@ -106,6 +107,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     repo: wallets.repo,
     isSupportedCurrency,
   });
+  const buttons = createButtons({ db, clock, repo: wallets.repo, payments, isSupportedCurrency });
   const partners = createPartners({ ...kernel, rates: rateService.rates, isSupportedCurrency });
   // After refunds: the spending capability calls its status listeners in the order they were added.
   const withdrawals = createWithdrawals({ db, clock, log, rates: rateService.rates, chains, spending, wallets: partners.wallets });
@@ -118,6 +120,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     greenfield,
     publicUrl: config.publicUrl,
     allowPrivateWebhooks: config.allowPrivateWebhooks,
+    spending,
     wake: () => worker.wake(),
   });
   // One ordered registration: each listener runs inside the change's transaction, and Greenfield's events
@@ -180,6 +183,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     spending,
     refunds,
     forms,
+    buttons,
     partners,
     withdrawals,
     wallets,

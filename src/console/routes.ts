@@ -11,6 +11,8 @@ import type { DashboardSession } from '../dashboard/sessions.ts';
 import { DEFAULT_SESSION_SECONDS } from '../dashboard/sessions.ts';
 import type { Merchant } from '../dashboard/merchant.ts';
 import type { Refunds } from '../refunds/refunds.ts';
+import type { Buttons } from '../buttons/buttons.ts';
+import { renderButtons } from './views/buttons.ts';
 import type { CurrencyCatalog } from '../rates/currency-catalog.ts';
 import { CONSOLE_HEADERS } from './console-headers.ts';
 import { consoleFace, messageOf, refusalStatus } from './error-page.ts';
@@ -34,6 +36,7 @@ export interface ConsoleContext {
   refunds: Pick<Refunds, 'request' | 'list' | 'psbt' | 'submitSigned'>;
   /** The local currencies a wallet may have: offered in the forms and named when one is refused. */
   currencies: Pick<CurrencyCatalog, 'list'>;
+  buttons: Buttons;
 }
 
 /** Sessions asked for with "keep me signed in". */
@@ -62,6 +65,7 @@ const OK_MESSAGES: Record<string, string> = {
   profile_saved: 'Profile saved.',
   redelivered: 'The notification is queued again and leaves within seconds.',
   broadcast: 'Signed refund transaction checked and broadcast.',
+  button_created: 'Pay button created: paste its HTML into your page.',
 };
 
 /** Registers the console. */
@@ -315,6 +319,30 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
         return html(reply, refused(err), renderRefunds(withError(base(request), err), await ctx.refunds.list(s.profileId), await ctx.merchant.wallets(s)));
       }
       return secure(reply).redirect('/console/refunds?ok=broadcast', 303);
+    });
+
+    // Pay buttons
+    const buttonsPage = async (request: FastifyRequest, b: Omit<Shell, 'title' | 'section'>, echo = {}) => {
+      const wallets = await ctx.merchant.wallets(session(request));
+      return renderButtons(b, publicUrl, await ctx.buttons.service.list(wallets.map((w) => w.api_id)), wallets, echo);
+    };
+    scope.get<{ Querystring: { ok?: string } }>('/console/buttons', { schema: { summary: 'Console: pay buttons and their HTML (HTML)', tags: ['pages'] } }, async (request, reply) =>
+      html(reply, 200, await buttonsPage(request, base(request, request.query.ok))),
+    );
+    scope.post('/console/buttons', { schema: { hide: true } }, async (request, reply) => {
+      const names = ['api_id', 'label', 'description', 'currency', 'kind', 'amount', 'min_amount', 'max_amount'] as const;
+      const input = Object.fromEntries(names.map((n) => [n, field(request.body, n)])) as Record<(typeof names)[number], string | undefined>;
+      try {
+        // The wallet must be the merchant's (404 otherwise).
+        const wallet = await ctx.merchant.wallet(session(request), input.api_id ?? '');
+        await ctx.buttons.service.define(wallet.api_id, input);
+      } catch (err) {
+        const status = refused(err);
+        const text = err instanceof DomainError && err.fields?.length ? err.fields.map((f) => `${f.field} ${f.message}`).join('; ') : messageOf(err);
+        const echo = Object.fromEntries(Object.entries(input).filter(([, x]) => x !== undefined));
+        return html(reply, status, await buttonsPage(request, withError(base(request), err, text), echo));
+      }
+      return secure(reply).redirect('/console/buttons?ok=button_created', 303);
     });
 
     reportPages(scope, { merchant: ctx.merchant, session, base: (request) => base(request), html, secure });

@@ -312,6 +312,42 @@ export interface GreenfieldPullPaymentsTable {
   created_at: bigint;
 }
 
+/** A general Greenfield pull payment (migration 0025); refunds keep greenfield_pull_payments. */
+export interface GreenfieldPullsTable {
+  id: Generated<bigint>;
+  public_id: string;
+  wallet_id: bigint;
+  name: string;
+  description: string;
+  amount_sats: bigint;
+  auto_approve: number;
+  /** Unix seconds. */
+  starts_at: bigint;
+  expires_at: bigint | null;
+  archived_at: bigint | null;
+  created_at: bigint;
+}
+
+/** One payout of a general pull payment (migration 0025). */
+export interface GreenfieldPayoutsTable {
+  id: Generated<bigint>;
+  public_id: string;
+  wallet_id: bigint;
+  pull_id: bigint;
+  destination: string;
+  amount_sats: bigint;
+  /** AwaitingApproval, AwaitingPayment, InProgress, Completed, Cancelled. */
+  state: string;
+  /** The state last announced to webhooks. */
+  announced_state: string;
+  spend_id: bigint | null;
+  last_error: string | null;
+  /** The metadata a store-created payout was given (JSON object), '{}' otherwise. */
+  metadata_json: string;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
 export interface OutboxAttemptsTable {
   id: Generated<bigint>;
   outbox_id: bigint;
@@ -533,6 +569,29 @@ export interface WithdrawalTransitionsTable {
   to_status: string;
   cause: string;
   at: bigint;
+}
+
+/** A pay button (issue 36): a wallet's public payment entry at /button/<public_id>; amount null: the payer chooses it. */
+export interface PayButtonsTable {
+  id: Generated<bigint>;
+  /** Unguessable and public: it is in the merchant's HTML snippet. */
+  public_id: string;
+  wallet_id: bigint;
+  label: string;
+  description: string | null;
+  currency: string;
+  /** Exact decimal strings in `currency`. */
+  amount: string | null;
+  min_amount: string | null;
+  max_amount: string | null;
+  created_at: bigint;
+}
+
+/** The payments a pay button created. */
+export interface PayButtonPaymentsTable {
+  payment_id: bigint;
+  button_id: bigint;
+  created_at: bigint;
 }
 
 /** A payment form (operation 14): the merchant's order, the payer's fields and the derived order state. */
@@ -773,6 +832,8 @@ export interface Database {
   greenfield_event_marks: GreenfieldEventMarksTable;
   greenfield_event_status: GreenfieldEventStatusTable;
   greenfield_pull_payments: GreenfieldPullPaymentsTable;
+  greenfield_pulls: GreenfieldPullsTable;
+  greenfield_payouts: GreenfieldPayoutsTable;
   spends: SpendsTable;
   spend_inputs: SpendInputsTable;
   spend_outputs: SpendOutputsTable;
@@ -782,6 +843,8 @@ export interface Database {
   refunds: RefundsTable;
   refund_transitions: RefundTransitionsTable;
   payment_forms: PaymentFormsTable;
+  pay_buttons: PayButtonsTable;
+  pay_button_payments: PayButtonPaymentsTable;
   form_rate_locks: FormRateLocksTable;
   form_transitions: FormTransitionsTable;
   address_order_transitions: AddressOrderTransitionsTable;

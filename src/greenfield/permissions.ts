@@ -11,6 +11,9 @@ export const POLICIES = {
   modifyWebhooks: 'btcpay.store.webhooks.canmodifywebhooks',
   createNonApprovedPullPayments: 'btcpay.store.cancreatenonapprovedpullpayments',
   createPullPayments: 'btcpay.store.cancreatepullpayments',
+  managePullPayments: 'btcpay.store.canmanagepullpayments',
+  archivePullPayments: 'btcpay.store.canarchivepullpayments',
+  viewPullPayments: 'btcpay.store.canviewpullpayments',
   viewReports: 'btcpay.store.canviewreports',
 } as const;
 
@@ -22,13 +25,15 @@ const KNOWN: ReadonlySet<string> = new Set(Object.values(POLICIES));
 /**
  * What a broader policy includes, as BTCPay grants it: modifying store settings includes everything of the store;
  * viewing store settings includes viewing reports; modifying invoices includes viewing and creating them; creating
- * pull payments includes non-approved ones.
+ * pull payments includes non-approved ones; managing pull payments includes creating, archiving and viewing them
+ * (and approving, cancelling and marking their payouts, which only it grants).
  */
 const INCLUDES: Record<string, readonly string[]> = {
   [POLICIES.modifyStoreSettings]: Object.values(POLICIES),
   [POLICIES.viewStoreSettings]: [POLICIES.viewReports],
   [POLICIES.modifyInvoices]: [POLICIES.viewInvoices, POLICIES.createInvoice],
   [POLICIES.createPullPayments]: [POLICIES.createNonApprovedPullPayments],
+  [POLICIES.managePullPayments]: [POLICIES.createPullPayments, POLICIES.createNonApprovedPullPayments, POLICIES.archivePullPayments, POLICIES.viewPullPayments],
 };
 
 /** What the WooCommerce plugin asks for (its key-authorization link), the default of `greenfield key create`. */

@@ -32,3 +32,12 @@ export function readRefundName(name: string | null | undefined): RefundReference
   }
   return readings.length > 0 ? { by, readings } : undefined;
 }
+
+/**
+ * Whether a pull payment's name makes it a refund (the WooCommerce plugin's, or one naming an invoice): a name
+ * beginning with the word "refund" in any case. Only such names must then name an invoice in one of the forms
+ * above; any other name (or none) is a general pull payment, whose payee claims payouts (payouts.ts).
+ */
+export function isRefundName(name: string | null | undefined): boolean {
+  return typeof name === 'string' && /^\s*refund\b/i.test(name);
+}

@@ -6,7 +6,8 @@ import type { Static } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
 import { greenfieldAuth, requireStorePermission } from './auth.ts';
 import { GreenfieldError, GreenfieldValidationError, useGreenfieldErrors } from './errors.ts';
-import { POLICIES } from './permissions.ts';
+import { grants, POLICIES } from './permissions.ts';
+import { isRefundName } from './refund-name.ts';
 import type { GreenfieldKeys } from './api-keys.ts';
 import type { GreenfieldHooks } from './webhooks.ts';
 import { WebhookFieldError, webhookData, type WebhookRow } from './webhook-store.ts';
@@ -170,9 +171,9 @@ export async function greenfieldHookRoutes(app: FastifyInstance, ctx: Greenfield
     '/api/v1/stores/:storeId/pull-payments',
     {
       schema: {
-        summary: 'Refund (part of) an invoice: answered by a satgate refund whose viewLink is the payer’s refund page',
+        summary: 'Create a pull payment; one whose name begins with "Refund" refunds (part of) an invoice (the WooCommerce plugin’s refunds)',
         description:
-          '`name` names the invoice as the WooCommerce plugin writes it, "Refund of order <order number>; <reason>" (the order number is the invoice’s metadata.orderId), or "Refund of invoice <invoice id>; <reason>"; the reason and `description` are never read. It must name exactly one paid invoice of the store, otherwise 422. `currency` is BTC or the invoice’s currency (converted at the invoice’s rate). Only the invoice’s own buyer (metadata.buyerEmail) is mailed the link.',
+          'A pull payment in BTC whose payee claims payouts through the public /api/v1/pull-payments/{id}/payouts (autoApproveClaims needs btcpay.store.cancreatepullpayments). A refund: `name` names the invoice as the WooCommerce plugin writes it, "Refund of order <order number>; <reason>" (the order number is the invoice’s metadata.orderId), or "Refund of invoice <invoice id>; <reason>"; the reason and `description` are never read. It must name exactly one paid invoice of the store, otherwise 422. `currency` is BTC or the invoice’s currency (converted at the invoice’s rate). Only the invoice’s own buyer (metadata.buyerEmail) is mailed the link.',
         tags: TAGS,
         security: SECURITY,
         params: storeParams,
@@ -182,7 +183,8 @@ export async function greenfieldHookRoutes(app: FastifyInstance, ctx: Greenfield
     },
     async (request) => {
       const id = requireStorePermission(request, request.params.storeId, POLICIES.createNonApprovedPullPayments);
-      return hooks.createPullPayment(id.walletId, request.body);
+      if (isRefundName(request.body.name)) return hooks.createPullPayment(id.walletId, request.body);
+      return hooks.payouts.createPull(id.walletId, request.body, grants(id.permissions, POLICIES.createPullPayments, id.storeId));
     },
   );
 }

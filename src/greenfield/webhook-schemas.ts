@@ -71,21 +71,80 @@ export const PullPaymentBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** A pull payment as answered (BTCPay's PullPaymentData). */
+/** A pull payment as answered (BTCPay's PullPaymentData); a refund's carries satgate's three refund fields. */
 export const PullPaymentData = Type.Object({
   id: Type.String(),
   name: Type.String(),
   description: Type.String(),
   currency: Type.String(),
   amount: Type.String({ description: 'a decimal as a JSON string' }),
+  period: Type.Optional(Type.Null()),
   BOLT11Expiration: Type.Integer(),
   autoApproveClaims: Type.Boolean(),
   archived: Type.Boolean(),
-  viewLink: Type.String({ description: 'satgate’s refund page, where the payer enters the address to refund to' }),
+  viewLink: Type.String({ description: 'a refund: satgate’s refund page, where the payer enters the address; otherwise the public pull payment' }),
   startsAt: Type.Integer(),
-  expiresAt: Type.Null(),
+  expiresAt: Type.Union([Type.Integer(), Type.Null()]),
   payoutMethods: Type.Array(Type.String()),
-  invoiceId: Type.String({ description: 'satgate’s: the refunded invoice' }),
-  refundedTransactionId: Type.String({ description: 'satgate’s: the payment transaction refunded' }),
-  refundAmountBtc: Type.String({ description: 'satgate’s: the refund in BTC (a decimal as a JSON string)' }),
+  invoiceId: Type.Optional(Type.String({ description: 'satgate’s, refunds only: the refunded invoice' })),
+  refundedTransactionId: Type.Optional(Type.String({ description: 'satgate’s, refunds only: the payment transaction refunded' })),
+  refundAmountBtc: Type.Optional(Type.String({ description: 'satgate’s, refunds only: the refund in BTC (a decimal as a JSON string)' })),
 });
+
+/** The states of a payout (BTCPay's PayoutState). */
+export const PayoutState = Type.Union(['AwaitingApproval', 'AwaitingPayment', 'InProgress', 'Completed', 'Cancelled'].map((s) => Type.Literal(s)));
+
+/** A payout as answered (BTCPay's PayoutData, with 1.x's paymentMethod, cryptoCode, amount, paymentMethodAmount). */
+export const PayoutData = Type.Object({
+  id: Type.String(),
+  revision: Type.Integer(),
+  pullPaymentId: Type.String(),
+  date: Type.Integer({ description: 'unix seconds' }),
+  destination: Type.String(),
+  originalCurrency: Type.String(),
+  originalAmount: Type.String(),
+  payoutCurrency: Type.String(),
+  payoutAmount: Type.Union([Type.String(), Type.Null()]),
+  payoutMethodId: Type.String(),
+  paymentMethod: Type.String(),
+  cryptoCode: Type.String(),
+  amount: Type.String(),
+  paymentMethodAmount: Type.Union([Type.String(), Type.Null()]),
+  state: PayoutState,
+  paymentProof: Type.Union([Type.Object({ proofType: Type.String(), transactionId: Type.String(), candidates: Type.Array(Type.String()) }), Type.Null()]),
+  metadata: Type.Object({}, { additionalProperties: true }),
+});
+
+/** The payee's claim (BTCPay's CreatePayoutRequest; 1.x clients send paymentMethod). */
+export const PayoutBody = Type.Object(
+  {
+    destination: Type.String({ minLength: 1, maxLength: 400, description: 'a bitcoin address or a BIP21 URI' }),
+    amount: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 40 }), Type.Null()], { description: 'BTC; default: what is left of the pull payment (or the BIP21 amount)' })),
+    payoutMethodId: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+    paymentMethod: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+/** The store's own claim (BTCPay's CreatePayoutThroughStoreRequest). */
+export const StorePayoutBody = Type.Object(
+  {
+    destination: Type.String({ minLength: 1, maxLength: 400, description: 'a bitcoin address or a BIP21 URI' }),
+    amount: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 40 }), Type.Null()], { description: 'BTC; default: what is left of the pull payment (or the BIP21 amount)' })),
+    payoutMethodId: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+    paymentMethod: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+    pullPaymentId: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], { description: 'required by satgate: the store’s pull payment claimed against' })),
+    approved: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'approve at once (needs btcpay.store.cancreatepullpayments)' })),
+    metadata: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+/** Approval (BTCPay's ApprovePayoutRequest). */
+export const ApproveBody = Type.Object(
+  {
+    revision: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+    rateRule: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { description: 'ignored: payouts are in BTC' })),
+  },
+  { additionalProperties: false },
+);

@@ -19,17 +19,23 @@ import { WebhookDeliveries } from './webhook-deliveries.ts';
 import { WebhookGenerator, type InvoiceReader } from './webhook-generator.ts';
 import type { GreenfieldPayment, GreenfieldStatus } from './webhook-events.ts';
 import { createPullPayment, type PullPaymentRequest } from './pull-payments.ts';
+import { GreenfieldPayouts } from './payouts.ts';
+import type { Spending } from '../spending/spending.ts';
 
 type Trx = Transaction<Database>;
 
 /** How often the expiry sweep looks for invoices to expire. */
 export const EXPIRY_SWEEP_MS = 5_000;
+/** How often approved payouts not yet paid are tried again. */
+export const PAYOUT_RETRY_MS = 60_000;
 
 /** Greenfield webhooks and pull payments. */
 export interface GreenfieldHooks {
   store: WebhookStore;
   deliveries: WebhookDeliveries;
   generator: WebhookGenerator;
+  /** General pull payments and their payouts. */
+  payouts: GreenfieldPayouts;
   /** POST …/pull-payments: a refund of one of the store's invoices. */
   createPullPayment(walletId: bigint, req: PullPaymentRequest): Promise<Record<string, unknown>>;
   /** Wakes the outbox worker (after a redelivery was queued). */
@@ -49,6 +55,8 @@ export interface GreenfieldHooksDeps {
   greenfield: Pick<Greenfield, 'invoices'>;
   publicUrl: string;
   allowPrivateWebhooks: boolean;
+  /** Pays approved payouts of service-held wallets. */
+  spending: Pick<Spending, 'spend' | 'onStatus'>;
   /** Wakes the outbox worker after a transaction that queued deliveries committed. */
   wake(): void;
 }
@@ -86,13 +94,30 @@ export function createGreenfieldHooks(deps: GreenfieldHooksDeps): GreenfieldHook
     },
     { everyMs: EXPIRY_SWEEP_MS, firstDelayMs: EXPIRY_SWEEP_MS, onError: (err) => deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'greenfield expiry sweep failed; will retry') },
   );
+  const payouts = new GreenfieldPayouts({ db, clock, log: deps.log, spending: deps.spending, publicUrl: deps.publicUrl, wake: () => deps.wake() });
+  // Approved payouts whose payment failed (funds, fee, a spend the chain dropped) are paid again.
+  const payer = new PeriodicTask(() => payouts.payDue(), {
+    everyMs: PAYOUT_RETRY_MS,
+    firstDelayMs: PAYOUT_RETRY_MS,
+    onError: (err) => deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'payout payment pass failed; will retry'),
+  });
   return {
+    payouts,
     store: new WebhookStore(db, deps.masterKey, clock, deps.allowPrivateWebhooks),
     deliveries: new WebhookDeliveries(db, clock),
     generator,
     createPullPayment: (walletId, req) => createPullPayment({ db, masterKey: deps.masterKey, clock, publicUrl: deps.publicUrl }, walletId, req),
     wake: () => deps.wake(),
-    background: { start: () => sweeper.start(), stop: () => sweeper.stop() },
+    background: {
+      start: () => {
+        sweeper.start();
+        payer.start();
+      },
+      stop: async () => {
+        await sweeper.stop();
+        await payer.stop();
+      },
+    },
     onChainChange: generator.onChainChange,
   };
 }

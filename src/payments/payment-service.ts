@@ -66,6 +66,8 @@ export interface NewPayment {
   monitorUntil?: number;
   /** Confirmations this payment needs; default the wallet's. */
   requiredConfirmations?: number;
+  /** A creation without a login (pay buttons): the address only within the wallet's gap limit (GapLimitError past it). */
+  withinGapLimit?: boolean;
 }
 
 const notFound = (reference: string) => new DomainError('not-found', `No payment with reference ${JSON.stringify(reference)}.`);
@@ -208,7 +210,7 @@ export class PaymentService {
     }
     // Priced before an address is issued: an amount beyond the bound is refused with nothing claimed.
     const cryptoSats = orderSats(spec.orderAmount, lock.rate);
-    const address = await deps.issuer.issueForPayment(trx, wallet, now);
+    const address = spec.withinGapLimit ? await deps.issuer.issueForPaymentWithinGap(trx, wallet, now) : await deps.issuer.issueForPayment(trx, wallet, now);
     const expiryAt = spec.expiresInMs === undefined ? lock.expiresAt : now + spec.expiresInMs;
     const row = await insertPaymentRow(trx, {
       reference: newPaymentReference(),

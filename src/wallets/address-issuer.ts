@@ -164,6 +164,20 @@ export class AddressIssuer {
   }
 
   /**
+   * As issueForPayment, for a payment a call without a login asks for (a pay button): only within the wallet's gap
+   * limit past its last used address, the window of reserveForOrder, else GapLimitError and nothing issued. A payment's
+   * address is never reused, so the window frees only when a payment arrives (or an order's reservation lapses).
+   */
+  async issueForPaymentWithinGap(trx: Trx, wallet: WalletRow, now: number): Promise<AddressRow> {
+    const lastUsed = await lastFundedIndex(trx, wallet.id);
+    const maxIndex = lastUsed + this.rules.gapLimit;
+    const issued = await this.issueNew(trx, wallet, { purpose: 'payment', createdAt: now, reservedUntil: null }, maxIndex);
+    if (issued) return issued;
+    const freesAt = await nextOrderAddressFreeAt(trx, wallet.id, lastUsed, maxIndex, this.rules.reuseGraceMs);
+    throw new GapLimitError(this.rules, lastUsed, freesAt);
+  }
+
+  /**
    * Issues a never-issued address, from the pool or derived. With `maxIndex` (an order's gap-limit window) only an
    * index up to it is issued, and undefined answered when there is none; without, the gap limit is only warned about.
    */

@@ -22,6 +22,8 @@ import { walletDescriptor } from './0021-wallet-descriptor.ts';
 import { ledgerEntries } from './0022-ledger-entries.ts';
 import { greenfieldArchive } from './0023-greenfield-archive.ts';
 import { payerLanguages } from './0024-payer-languages.ts';
+import { payouts } from './0025-payouts.ts';
+import { payButtons } from './0027-pay-buttons.ts';
 
 /** Every migration in order; append only, never edit a released one. */
 export const MIGRATIONS: readonly SatgateMigration[] = [
@@ -48,4 +50,6 @@ export const MIGRATIONS: readonly SatgateMigration[] = [
   ledgerEntries,
   greenfieldArchive,
   payerLanguages,
+  payouts,
+  payButtons,
 ];
