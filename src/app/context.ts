@@ -22,6 +22,7 @@ import type { SingletonRole } from './singleton-role.ts';
 import type { Partners } from '../partners/partners.ts';
 import type { WithdrawalsCapability } from '../withdrawals/create-withdrawals.ts';
 import type { Greenfield } from '../greenfield/greenfield.ts';
+import type { PaymentRequests } from '../payment-requests/payment-requests.ts';
 import type { GreenfieldHooks } from '../greenfield/webhooks.ts';
 
 /** Everything the HTTP layer and background workers share: built once per process. */
@@ -56,6 +57,8 @@ export interface AppContext {
   partners: Partners;
   /** Withdrawals of partner merchant wallets and their sender. */
   withdrawals: WithdrawalsCapability;
+  /** Payment requests: an amount owed, paid in parts that are payments of payment API v1 (issue 36). */
+  paymentRequests: PaymentRequests;
   /** BTCPay Greenfield compatibility: API keys, invoices (payments of payment API v1), stores. */
   greenfield: Greenfield;
   /** Greenfield webhooks (signed BTCPay-style, delivered through the outbox) and pull-payment refunds. */

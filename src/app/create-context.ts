@@ -11,6 +11,7 @@ import { WebhookSender } from '../notify/webhook-sender.ts';
 import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
 import { createGreenfield } from '../greenfield/greenfield.ts';
+import { PaymentRequests } from '../payment-requests/payment-requests.ts';
 import { createGreenfieldHooks } from '../greenfield/webhooks.ts';
 import { greenfieldDelivery } from '../greenfield/webhook-delivery.ts';
 import { createSpending } from '../spending/spending.ts';
@@ -111,7 +112,8 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
   const partners = createPartners({ ...kernel, rates: rateService.rates, isSupportedCurrency });
   // After refunds: the spending capability calls its status listeners in the order they were added.
   const withdrawals = createWithdrawals({ db, clock, log, rates: rateService.rates, chains, spending, wallets: partners.wallets });
-  const greenfield = createGreenfield({ db, clock, config, payments, repo: wallets.repo, chains, isSupportedCurrency, spending, issuer: wallets.issuer });
+  const paymentRequests = new PaymentRequests({ db, clock, payments, isSupportedCurrency, masterKey, publicUrl: config.publicUrl });
+  const greenfield = createGreenfield({ db, clock, config, payments, repo: wallets.repo, chains, isSupportedCurrency, spending, issuer: wallets.issuer, requests: paymentRequests });
   const greenfieldHooks = createGreenfieldHooks({
     db,
     clock,
@@ -126,7 +128,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
   // One ordered registration: each listener runs inside the change's transaction, and Greenfield's events
   // read the payment statuses the status machine has just written, so the machine comes first.
   // The ledger last: its receipt rows read the late-payment rates the status machines record.
-  for (const listener of [payments.onChainChange, forms.onChainChange, withdrawals.onChainChange, greenfieldHooks.onChainChange, ledgerOnChainChange(db, log)]) {
+  for (const listener of [payments.onChainChange, paymentRequests.onChainChange, forms.onChainChange, withdrawals.onChainChange, greenfieldHooks.onChainChange, ledgerOnChainChange(db, log)]) {
     chains.onChange(listener);
   }
   // Started in this order, stopped in reverse: senders stop before the spending broadcaster, that before the
@@ -178,6 +180,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     chains,
     notify: { worker, mailer },
     payments,
+    paymentRequests,
     greenfield,
     greenfieldHooks,
     spending,

@@ -26,6 +26,9 @@ import { orderPath, renderOrderDetail, renderOrders, type ListFilters } from './
 import { renderRefunds } from './views/refunds.ts';
 import { renderProfile } from './views/profile.ts';
 import { reportPages } from './report-pages.ts';
+import { requestPages } from './request-pages.ts';
+import type { PaymentRequests } from '../payment-requests/payment-requests.ts';
+import type { WalletRepository } from '../wallets/wallet-repository.ts';
 
 /** What the console needs from the app context. */
 export interface ConsoleContext {
@@ -37,6 +40,9 @@ export interface ConsoleContext {
   /** The local currencies a wallet may have: offered in the forms and named when one is refused. */
   currencies: Pick<CurrencyCatalog, 'list'>;
   buttons: Buttons;
+  /** Payment requests (created and listed on the Requests page) and the wallet rows they are made for. */
+  paymentRequests: PaymentRequests;
+  wallets: { repo: WalletRepository };
 }
 
 /** Sessions asked for with "keep me signed in". */
@@ -346,6 +352,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
     });
 
     reportPages(scope, { merchant: ctx.merchant, session, base: (request) => base(request), html, secure });
+    requestPages(scope, { merchant: ctx.merchant, requests: ctx.paymentRequests, repo: ctx.wallets.repo, publicUrl, session, base: (request) => base(request), html, secure, field });
 
     // Profile
     const profilePage = async (request: FastifyRequest, b: Omit<Shell, 'title' | 'section'>) => {

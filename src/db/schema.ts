@@ -867,6 +867,8 @@ export interface Database {
   greenfield_api_keys: GreenfieldApiKeysTable;
   greenfield_invoices: GreenfieldInvoicesTable;
   greenfield_invoice_marks: GreenfieldInvoiceMarksTable;
+  payment_requests: PaymentRequestsTable;
+  payment_request_parts: PaymentRequestPartsTable;
 }
 
 /** A Greenfield API key: hashed, for one store (a wallet), with BTCPay permission strings (JSON array). */
@@ -926,4 +928,35 @@ export interface GreenfieldInvoiceMarksTable {
   to_status: string;
   cause: string;
   at: bigint;
+}
+
+/** A payment request (migration 0026): an amount owed, paid in parts that are ordinary payments. */
+export interface PaymentRequestsTable {
+  id: Generated<bigint>;
+  /** The unguessable public id (`/request/<id>`, Greenfield's id). */
+  request_id: string;
+  wallet_id: bigint;
+  /** Decimal string in `currency` (BTC for a bitcoin-denominated request). */
+  amount: string;
+  currency: string;
+  title: string;
+  description: string | null;
+  /** Epoch ms past which an unpaid request is Expired; null: never. */
+  due_at: bigint | null;
+  payer_email: string | null;
+  /** 1: the payer may pay a part of their choice; 0: the whole amount at once. */
+  allow_partial: bigint;
+  created_at: bigint;
+  updated_at: bigint;
+  archived_at: bigint | null;
+  /** When the payer's "paid in full" mail was queued; null before (it is queued once). */
+  completed_mail_at: bigint | null;
+}
+
+/** One part of a payment request: the payment that pays it and the amount (in the request's currency) it asked. */
+export interface PaymentRequestPartsTable {
+  payment_id: bigint;
+  request_row_id: bigint;
+  amount: string;
+  created_at: bigint;
 }

@@ -11,12 +11,17 @@ import type { AddressIssuer } from '../wallets/address-issuer.ts';
 import { GreenfieldKeys } from './api-keys.ts';
 import { GreenfieldInvoices } from './invoices.ts';
 import { GreenfieldReports } from './reports.ts';
+import type { PaymentRequests } from '../payment-requests/payment-requests.ts';
 
 /** Greenfield compatibility services. */
 export interface Greenfield {
   keys: GreenfieldKeys;
   invoices: GreenfieldInvoices;
   reports: GreenfieldReports;
+  /** Payment requests (src/requests), answered in BTCPay's payment-request shapes. */
+  requests: PaymentRequests;
+  /** Whether a currency code has a rate here. */
+  isSupportedCurrency(code: string): boolean;
   repo: WalletRepository;
   config: { publicUrl: string; monitorWindowMs: number };
   /** Whether the chain of a wallet mode is synched, and its tip height. */
@@ -41,6 +46,7 @@ export interface GreenfieldDeps {
   isSupportedCurrency(code: string): boolean;
   spending: Spending;
   issuer: AddressIssuer;
+  requests: PaymentRequests;
 }
 
 /** A chain's sync state as server info reports it. */
@@ -74,6 +80,8 @@ export function createGreenfield(deps: GreenfieldDeps): Greenfield {
     keys: new GreenfieldKeys(deps.db, deps.clock),
     invoices: new GreenfieldInvoices(deps),
     reports: new GreenfieldReports(deps),
+    requests: deps.requests,
+    isSupportedCurrency: (code) => deps.isSupportedCurrency(code),
     repo: deps.repo,
     config: deps.config,
     chainSync: (mode) => chainSync(deps, mode),

@@ -15,6 +15,8 @@ export const POLICIES = {
   archivePullPayments: 'btcpay.store.canarchivepullpayments',
   viewPullPayments: 'btcpay.store.canviewpullpayments',
   viewReports: 'btcpay.store.canviewreports',
+  viewPaymentRequests: 'btcpay.store.canviewpaymentrequests',
+  modifyPaymentRequests: 'btcpay.store.canmodifypaymentrequests',
 } as const;
 
 /** One policy name. */
@@ -24,9 +26,10 @@ const KNOWN: ReadonlySet<string> = new Set(Object.values(POLICIES));
 
 /**
  * What a broader policy includes, as BTCPay grants it: modifying store settings includes everything of the store;
- * viewing store settings includes viewing reports; modifying invoices includes viewing and creating them; creating
- * pull payments includes non-approved ones; managing pull payments includes creating, archiving and viewing them
- * (and approving, cancelling and marking their payouts, which only it grants).
+ * viewing store settings includes viewing reports; modifying invoices includes viewing and creating them; modifying
+ * payment requests includes viewing them; creating pull payments includes non-approved ones; managing pull payments
+ * includes creating, archiving and viewing them (and approving, cancelling and marking their payouts, which only it
+ * grants).
  */
 const INCLUDES: Record<string, readonly string[]> = {
   [POLICIES.modifyStoreSettings]: Object.values(POLICIES),
@@ -34,6 +37,7 @@ const INCLUDES: Record<string, readonly string[]> = {
   [POLICIES.modifyInvoices]: [POLICIES.viewInvoices, POLICIES.createInvoice],
   [POLICIES.createPullPayments]: [POLICIES.createNonApprovedPullPayments],
   [POLICIES.managePullPayments]: [POLICIES.createPullPayments, POLICIES.createNonApprovedPullPayments, POLICIES.archivePullPayments, POLICIES.viewPullPayments],
+  [POLICIES.modifyPaymentRequests]: [POLICIES.viewPaymentRequests],
 };
 
 /** What the WooCommerce plugin asks for (its key-authorization link), the default of `greenfield key create`. */

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { JsonSyntaxError, parseExactJson, type JsonValue } from '../money/exact-json.ts';
 import { greenfieldAuth, identityOf, requireStorePermission, storePermission } from './auth.ts';
 import { GreenfieldError, storeNotFound, useGreenfieldErrors } from './errors.ts';
+import { DomainError } from '../core/domain-errors.ts';
 import { POLICIES, grants } from './permissions.ts';
 import { serverInfoJson, storeJson, storePaymentMethodsJson } from './stores.ts';
 import { keyOfHeader } from './auth.ts';
@@ -12,6 +13,7 @@ import type { Greenfield } from './greenfield.ts';
 import type { InvoiceListQuery } from './invoices.ts';
 import { S } from './schemas.ts';
 import { REPORT_SCHEMAS } from './reports.ts';
+import { PAYMENT_REQUEST_SCHEMAS, paymentRequestJson, readPaymentRequestBody } from './payment-requests.ts';
 import { renderNotFoundPage } from '../pages/payment-page.ts';
 import { PAGE_SECURITY_HEADERS } from '../pages/page-headers.ts';
 import { greenfieldHealthRoute } from './health.ts';
@@ -173,6 +175,63 @@ export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Pr
       },
     );
 
+    // BTCPay's payment requests (payment-requests.ts) over src/requests: each part a payment of payment API v1.
+    const PR = PAYMENT_REQUEST_SCHEMAS;
+    type RequestParams = { storeId: string; paymentRequestId: string };
+    const hasRate = (code: string) => gf.isSupportedCurrency(code);
+    scope.get<{ Params: StoreParams; Querystring: Record<string, string | string[]> }>(
+      '/api/v1/stores/:storeId/payment-requests',
+      { schema: { summary: "The store's payment requests, newest first", tags: TAGS, security: SECURITY, response: { 200: { type: 'array', items: PR.PaymentRequestData } } }, preHandler: storePermission(POLICIES.viewPaymentRequests) },
+      async (request) => {
+        const wallet = await walletOf(request.params.storeId);
+        const includeArchived = (request.query as Record<string, unknown>).includeArchived === 'true';
+        return (await gf.requests.list(wallet, includeArchived)).map(paymentRequestJson);
+      },
+    );
+    scope.post<{ Params: StoreParams; Body: JsonValue }>(
+      '/api/v1/stores/:storeId/payment-requests',
+      {
+        schema: { summary: 'Create a payment request', tags: TAGS, security: SECURITY, body: PR.PaymentRequestBaseData, response: { 200: PR.PaymentRequestData } },
+        validatorCompiler: () => () => true,
+        preHandler: storePermission(POLICIES.modifyPaymentRequests),
+      },
+      async (request) => {
+        const wallet = await walletOf(request.params.storeId);
+        const fields = readPaymentRequestBody(request.body, wallet.local_currency.toUpperCase(), hasRate);
+        return paymentRequestJson(await gf.requests.create(wallet, fields));
+      },
+    );
+    scope.get<{ Params: RequestParams }>(
+      '/api/v1/stores/:storeId/payment-requests/:paymentRequestId',
+      { schema: { summary: 'One payment request', tags: TAGS, security: SECURITY, response: { 200: PR.PaymentRequestData } }, preHandler: storePermission(POLICIES.viewPaymentRequests) },
+      async (request) => {
+        const wallet = await walletOf(request.params.storeId);
+        return paymentRequestJson(await paymentRequestOf(() => gf.requests.get(wallet, request.params.paymentRequestId)));
+      },
+    );
+    scope.put<{ Params: RequestParams; Body: JsonValue }>(
+      '/api/v1/stores/:storeId/payment-requests/:paymentRequestId',
+      {
+        schema: { summary: 'Update a payment request', tags: TAGS, security: SECURITY, body: PR.PaymentRequestBaseData, response: { 200: PR.PaymentRequestData } },
+        validatorCompiler: () => () => true,
+        preHandler: storePermission(POLICIES.modifyPaymentRequests),
+      },
+      async (request) => {
+        const wallet = await walletOf(request.params.storeId);
+        const fields = readPaymentRequestBody(request.body, wallet.local_currency.toUpperCase(), hasRate);
+        return paymentRequestJson(await paymentRequestOf(() => gf.requests.update(wallet, request.params.paymentRequestId, fields)));
+      },
+    );
+    scope.delete<{ Params: RequestParams }>(
+      '/api/v1/stores/:storeId/payment-requests/:paymentRequestId',
+      { schema: { summary: 'Archive a payment request (its payments stay)', tags: TAGS, security: SECURITY }, preHandler: storePermission(POLICIES.modifyPaymentRequests) },
+      async (request, reply) => {
+        const wallet = await walletOf(request.params.storeId);
+        await paymentRequestOf(() => gf.requests.archive(wallet, request.params.paymentRequestId));
+        return reply.status(200).send();
+      },
+    );
+
     // BTCPay's reports (views Payments and Sales) from the ledger; reports.ts reads the body exactly.
     scope.post<{ Params: StoreParams; Body: JsonValue }>(
       '/api/v1/stores/:storeId/reports',
@@ -187,6 +246,16 @@ export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Pr
       },
     );
   });
+}
+
+/** BTCPay's 404 for a payment request that is unknown or another store's. */
+async function paymentRequestOf<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof DomainError && err.kind === 'not-found') throw new GreenfieldError(404, 'payment-request-not-found', 'The payment request was not found.');
+    throw err;
+  }
 }
 
 /** GET …/invoices query: orderId and status repeated, skip/take, startDate/endDate in Unix seconds. */

@@ -11,7 +11,7 @@ export interface ConsoleAssetUrls {
 }
 
 /** Which section of the navigation a page belongs to. */
-export type Section = 'wallets' | 'orders' | 'buttons' | 'refunds' | 'reports' | 'profile' | 'none';
+export type Section = 'wallets' | 'orders' | 'requests' | 'buttons' | 'refunds' | 'reports' | 'profile' | 'none';
 
 /** What every page shows around its content. */
 export interface Shell {
@@ -27,6 +27,7 @@ export interface Shell {
 const NAV: [Exclude<Section, 'none'>, string, string][] = [
   ['wallets', '/console/wallets', 'Wallets'],
   ['orders', '/console/orders', 'Payments'],
+  ['requests', '/console/requests', 'Requests'],
   ['buttons', '/console/buttons', 'Pay buttons'],
   ['refunds', '/console/refunds', 'Refunds'],
   ['reports', '/console/reports', 'Reports'],

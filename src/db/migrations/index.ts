@@ -23,6 +23,7 @@ import { ledgerEntries } from './0022-ledger-entries.ts';
 import { greenfieldArchive } from './0023-greenfield-archive.ts';
 import { payerLanguages } from './0024-payer-languages.ts';
 import { payouts } from './0025-payouts.ts';
+import { paymentRequests } from './0026-payment-requests.ts';
 import { payButtons } from './0027-pay-buttons.ts';
 
 /** Every migration in order; append only, never edit a released one. */
@@ -51,5 +52,6 @@ export const MIGRATIONS: readonly SatgateMigration[] = [
   greenfieldArchive,
   payerLanguages,
   payouts,
+  paymentRequests,
   payButtons,
 ];
