@@ -16,7 +16,7 @@ import type { Limit, RateLimiter } from '../security/rate-limiter.ts';
 import type { WalletRepository } from '../wallets/wallet-repository.ts';
 import type { PaymentService } from '../payments/payment-service.ts';
 import { cryptoCurrencyOf } from '../payments/payment-request.ts';
-import type { StoredRequest } from '../payments/payment-record.ts';
+import { pagePaymentRequest } from '../payments/payment-record.ts';
 
 export type PayButtonRow = Selectable<PayButtonsTable>;
 
@@ -204,19 +204,7 @@ export class ButtonService {
     const wallet = await deps.repo.findById(row.wallet_id);
     if (!wallet) throw unknownButton();
     const now = deps.clock();
-    const stored: StoredRequest = {
-      notify_email: null,
-      notify_url: null,
-      webhook_data_json: null,
-      cart_json: null,
-      success_url: null,
-      cancel_url: null,
-      payer_id: `button:${row.public_id}`,
-      payer_name: null,
-      payer_email: null,
-      payer_phone: null,
-      payer_ip: ip,
-    };
+    const stored = pagePaymentRequest(`button:${row.public_id}`, { payer_ip: ip });
     const created = await deps.db.kysely.transaction().execute(async (trx) => {
       await deps.limiter.consumeIn(trx, this.limits(row, ip), now);
       const { row: payment, address } = await deps.payments.insertPayment(trx, {

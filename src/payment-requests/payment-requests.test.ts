@@ -166,6 +166,21 @@ describe.each(testEngines())('payment requests on regtest on %s', (engine) => {
     expect(row).toEqual({ order_amount: '25', order_currency: 'EUR' });
   });
 
+  it("a public request's parts take addresses only within the wallet's gap limit: a full window refuses and writes nothing", async () => {
+    // A wallet of its own, so the window holds only this test's addresses.
+    const res = await t.app.inject({ method: 'POST', url: '/add_pub', payload: { pub: 'new_wallet', currency: 'testBTC', local_currency: 'eur' } });
+    const own = (res.json() as { api_id: string }).api_id;
+    const ownKey = await greenfieldKey(t.ctx, own, [POLICIES.modifyPaymentRequests]);
+    const pr = (await gf(t.app, ownKey, 'POST', `/api/v1/stores/${own}/payment-requests`, { amount: '5', currency: 'EUR', title: 'Pressed again and again' })).json();
+    const gap = t.ctx.config.gapLimit;
+    for (let i = 0; i < gap; i++) expect(await t.ctx.paymentRequests.pay(pr.id, null)).toMatch(/^pay_/);
+    const count = async () => Number((await t.ctx.db.kysely.selectFrom('payments').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const before = await count();
+    const refused = await t.ctx.paymentRequests.pay(pr.id, null).catch((e: unknown) => e);
+    expect(String((refused as Error).message)).toMatch(/gap limit/);
+    expect(await count()).toBe(before);
+  });
+
   it('bad input answers 422 with every bad field under its BTCPay name, and stores nothing', async () => {
     const count = async () => Number((await t.ctx.db.kysely.selectFrom('payment_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
     const before = await count();

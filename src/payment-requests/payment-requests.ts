@@ -10,7 +10,7 @@ import type { Clock } from '../core/clock.ts';
 import { DomainError, type FieldProblem } from '../core/domain-errors.ts';
 import { PAYMENT_STATUS_GROUPS } from '../core/payment-statuses.ts';
 import type { Payments } from '../payments/payments.ts';
-import type { StoredRequest } from '../payments/payment-record.ts';
+import { pagePaymentRequest } from '../payments/payment-record.ts';
 import { cryptoCurrencyOf } from '../payments/payment-request.ts';
 import { addDecimals, compareDecimals, parseDecimal, trimDecimal, unitsToString } from '../money/decimal.ts';
 import { btcFromSats } from '../money/money.ts';
@@ -318,19 +318,7 @@ export class PaymentRequests {
       part = asked;
     }
     const now = this.deps.clock();
-    const stored: StoredRequest = {
-      notify_email: null,
-      notify_url: null,
-      webhook_data_json: null,
-      cart_json: null,
-      success_url: null,
-      cancel_url: null,
-      payer_id: `payment-request:${view.row.request_id}`,
-      payer_name: null,
-      payer_email: view.row.payer_email,
-      payer_phone: null,
-      payer_ip: null,
-    };
+    const stored = pagePaymentRequest(`payment-request:${view.row.request_id}`, { payer_email: view.row.payer_email });
     const service = this.deps.payments.service;
     const created = await this.deps.db.kysely.transaction().execute(async (trx) => {
       const { row, address } = await service.insertPayment(trx, {
@@ -342,6 +330,8 @@ export class PaymentRequests {
         orderAmount: part,
         stored,
         now,
+        // The page is public to whoever has its link: a part takes an address only within the wallet's gap limit.
+        withinGapLimit: true,
       });
       await trx.insertInto('payment_request_parts').values({ payment_id: row.id, request_row_id: view.row.id, amount: part, created_at: BigInt(now) }).execute();
       return { row, address };

@@ -34,6 +34,26 @@ export interface StoredRequest {
   payer_ip: string | null;
 }
 
+/**
+ * The stored request of a payment made from one of satgate's own pages (a pay button, a payment request): no shop
+ * behind it to notify or return to, only who asked for it and what the page knows of the payer.
+ */
+export function pagePaymentRequest(payerId: string, payer: Pick<Partial<StoredRequest>, 'payer_email' | 'payer_ip'> = {}): StoredRequest {
+  return {
+    notify_email: null,
+    notify_url: null,
+    webhook_data_json: null,
+    cart_json: null,
+    success_url: null,
+    cancel_url: null,
+    payer_id: payerId,
+    payer_name: null,
+    payer_email: payer.payer_email ?? null,
+    payer_phone: null,
+    payer_ip: payer.payer_ip ?? null,
+  };
+}
+
 /** The stored request of a payment. */
 export function storedRequest(row: PaymentRow): StoredRequest {
   return JSON.parse(row.request_json) as StoredRequest;
