@@ -380,8 +380,9 @@ export function badRequests(route: Route, fixture: Fixture): fc.Arbitrary<BadReq
 
 /** The error shape of a path: Greenfield's under its prefixes, pages (HTML or the envelope), problem details, OAuth, envelope. */
 export function shapeOf(path: string): 'greenfield' | 'page' | 'problem' | 'oauth' | 'envelope' {
-  if (/^\/api\/v1\/(stores|api-keys|server)(\/|$|\?)/.test(path)) return 'greenfield';
-  if (/^\/(pay|form|refund|console|i)(\/|$|\?)/.test(path) || path.startsWith('/api-keys/authorize')) return 'page';
+  // As src/http/error-faces.ts: everything under /api/v1 but payment API v1's /api/v1/payment… is Greenfield's.
+  if (/^\/api\/v1(\/(?!payment(\/|\?|$))|\?|$)/.test(path)) return 'greenfield';
+  if (/^\/(pay|form|refund|request|button|console|i)(\/|$|\?)/.test(path) || path.startsWith('/api-keys/authorize')) return 'page';
   if (path.startsWith('/api/')) return 'problem';
   if (path.startsWith('/oauth/')) return 'oauth';
   return 'envelope';
