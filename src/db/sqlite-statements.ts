@@ -17,13 +17,17 @@ export class StatementCache {
     private readonly db: BetterSqlite3.Database,
     /** Statements in raw mode (rows as arrays): the mode belongs to the prepared statement, so a cache holds one kind. */
     private readonly raw = false,
+    /** Integers as numbers, not bigints: only for reads whose integers are known to stay below 2^53. */
+    private readonly numbers = false,
   ) {}
 
   /** The prepared statement for `sql`. */
   prepare(sql: string): Statement {
     const hit = this.cache.get(sql);
     if (hit && !hit.busy) return hit;
-    const stmt = (this.raw ? this.db.prepare(sql).raw(true) : this.db.prepare(sql)) as Statement;
+    let stmt = this.db.prepare(sql) as Statement;
+    if (this.raw) stmt = stmt.raw(true);
+    if (this.numbers) stmt = stmt.safeIntegers(false);
     if (!hit) {
       if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(sql, stmt);
@@ -61,6 +65,7 @@ export class SqliteReader {
   private readonly db: BetterSqlite3.Database;
   private readonly statements: StatementCache;
   private readonly rawStatements: StatementCache;
+  private readonly numberStatements: StatementCache;
 
   constructor(open: () => BetterSqlite3.Database) {
     this.db = open();
@@ -69,6 +74,7 @@ export class SqliteReader {
     this.db.defaultSafeIntegers(true);
     this.statements = new StatementCache(this.db);
     this.rawStatements = new StatementCache(this.db, true);
+    this.numberStatements = new StatementCache(this.db, true, true);
   }
 
   /** The first row of a read-only query, or undefined. */
@@ -82,6 +88,14 @@ export class SqliteReader {
    */
   getRaw(sql: string, params: unknown[]): unknown[] | undefined {
     return this.rawStatements.prepare(sql).get(...params) as unknown[] | undefined;
+  }
+
+  /**
+   * Every row as an array of column values, one at a time, integers as numbers: for reads too large to hold as
+   * objects or to pay a bigint per value, whose caller has checked that their integers stay below 2^53.
+   */
+  iterateNumbers(sql: string, params: unknown[]): IterableIterator<unknown[]> {
+    return this.numberStatements.prepare(sql).iterate(...params) as IterableIterator<unknown[]>;
   }
 
   close(): void {
