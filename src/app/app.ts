@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { docsPageOptions } from './docs-page.ts';
@@ -41,8 +41,10 @@ export interface AppOptions {
   logStream?: NodeJS.WritableStream;
   /** Development mode: the built-in chain, whose /dev endpoints are then served. */
   devChain?: DevChain;
-  /** The redaction rule to fill from the routes, when the process's own logger uses it too (run-server.ts). */
+  /** The redaction rule to fill from the routes, when the process's own logger uses it too (serve.ts). */
   logRedaction?: LogRedaction;
+  /** The server to build on instead of Fastify's own: `satgate start`'s early listener (early-listener.ts). */
+  serverFactory?: FastifyServerOptions['serverFactory'];
 }
 
 declare module 'fastify' {
@@ -86,6 +88,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
     // Only the configured proxies may name the client (X-Forwarded-For): per-IP limits depend on request.ip.
     trustProxy: ctx.config.trustProxy.length > 0 ? ctx.config.trustProxy : false,
     return503OnClosing: true,
+    ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
   });
   // Before any route: every route's secret path parameters must be known to the logger.
   app.addHook('onRoute', redaction.onRoute);

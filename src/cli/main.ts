@@ -1,22 +1,30 @@
 import { ConfigError } from '../config/config.ts';
 import { UsageError, type Command } from './command.ts';
-import { serverCommands } from './commands/server-commands.ts';
-import { walletCommands } from './commands/wallet-commands.ts';
-import { webhookCommands } from './commands/webhook-commands.ts';
-import { devCommands } from './commands/dev-commands.ts';
-import { paymentCommands } from './commands/payment-commands.ts';
-import { spendCommands } from './commands/spend-commands.ts';
-import { keyOriginCommands } from './commands/key-origin-commands.ts';
-import { dashboardCommands } from './commands/dashboard-commands.ts';
-import { dbCommands } from './commands/db-commands.ts';
-import { partnerCommands } from './commands/partner-commands.ts';
-import { opsCommands } from './commands/ops-commands.ts';
-import { greenfieldCommands } from './commands/greenfield-commands.ts';
-import { reportCommands } from './commands/report-commands.ts';
 import { VERSION } from '../core/version.ts';
 import { say, sayText, warn, warnText } from './output.ts';
 
-const COMMANDS: Command[] = [...serverCommands, ...walletCommands, ...webhookCommands, ...paymentCommands, ...dashboardCommands, ...spendCommands, ...keyOriginCommands, ...partnerCommands, ...greenfieldCommands, ...reportCommands, ...opsCommands, ...dbCommands, ...devCommands];
+// Loaded on demand, in this order (the overview's): `satgate start` needs only the first, and every module the
+// others pull in would delay its first /health answer (issue 39).
+const serverCommands = () => import('./commands/server-commands.ts').then((m) => m.serverCommands);
+const COMMAND_MODULES: (() => Promise<Command[]>)[] = [
+  serverCommands,
+  () => import('./commands/wallet-commands.ts').then((m) => m.walletCommands),
+  () => import('./commands/webhook-commands.ts').then((m) => m.webhookCommands),
+  () => import('./commands/payment-commands.ts').then((m) => m.paymentCommands),
+  () => import('./commands/dashboard-commands.ts').then((m) => m.dashboardCommands),
+  () => import('./commands/spend-commands.ts').then((m) => m.spendCommands),
+  () => import('./commands/key-origin-commands.ts').then((m) => m.keyOriginCommands),
+  () => import('./commands/partner-commands.ts').then((m) => m.partnerCommands),
+  () => import('./commands/greenfield-commands.ts').then((m) => m.greenfieldCommands),
+  () => import('./commands/report-commands.ts').then((m) => m.reportCommands),
+  () => import('./commands/ops-commands.ts').then((m) => m.opsCommands),
+  () => import('./commands/db-commands.ts').then((m) => m.dbCommands),
+  () => import('./commands/dev-commands.ts').then((m) => m.devCommands),
+];
+/** The words of the server commands, which no other command's path begins with. */
+const SERVER_WORDS = new Set(['start', 'migrate']);
+
+let COMMANDS: Command[] = [];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));
@@ -34,6 +42,7 @@ function find(argv: string[]): { command: Command; rest: string[] } | undefined 
 }
 
 async function main(argv: string[]): Promise<number> {
+  COMMANDS = SERVER_WORDS.has(argv[0] ?? '') ? await serverCommands() : (await Promise.all(COMMAND_MODULES.map((load) => load()))).flat();
   if (argv[0] === '--version' || argv[0] === '-v') {
     say`${VERSION}`;
     return 0;

@@ -54,7 +54,7 @@ export async function createTestApp(
     SATGATE_ALLOW_PRIVATE_WEBHOOKS: '0',
     ...opts.env,
   });
-  // With a log stream, the background's lines go there too, through the same redaction as run-server.ts's.
+  // With a log stream, the background's lines go there too, through the same redaction as serve.ts's.
   const redaction = createLogRedaction();
   const log = opts.logStream ? pino({ level: config.logLevel, hooks: { streamWrite: redaction.redactText } }, opts.logStream) : pino({ level: 'silent' });
   const ctx = await createContext({

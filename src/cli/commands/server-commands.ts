@@ -1,6 +1,3 @@
-import { loadConfig } from '../../config/config.ts';
-import { openDb, dbTargetFromConfig } from '../../db/database.ts';
-import { migrateToLatest } from '../../db/migrate.ts';
 import type { Command } from '../command.ts';
 import { say } from '../output.ts';
 
@@ -24,6 +21,12 @@ export const serverCommands: Command[] = [
     summary: 'apply pending database migrations and exit',
     usage: 'satgate migrate',
     run: async () => {
+      // Loaded here, not at the top: `satgate start` loads this file first and must not wait for the database modules.
+      const [{ loadConfig }, { openDb, dbTargetFromConfig }, { migrateToLatest }] = await Promise.all([
+        import('../../config/config.ts'),
+        import('../../db/database.ts'),
+        import('../../db/migrate.ts'),
+      ]);
       const config = loadConfig();
       const db = openDb(dbTargetFromConfig(config));
       try {
