@@ -1,5 +1,6 @@
 // Headless Chromium for the browser suite, and a watch on what a page does wrong.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
@@ -78,5 +79,23 @@ export async function fitsWidth(page: Page): Promise<boolean> {
 export async function loadedImageWidth(page: Page, id: string): Promise<number> {
   return page.evaluate<number>(
     `(async () => { const img = document.getElementById(${JSON.stringify(id)}); await img.decode().catch(() => {}); return img.complete ? img.naturalWidth : 0; })()`,
+  );
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** One rule axe-core finds broken, with its impact and the elements it names. */
+export interface AxeViolation {
+  id: string;
+  impact: string;
+  nodes: string[];
+}
+
+/** axe-core's violations on the page, every impact (callers that tolerate minor ones filter). */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  // Through the DevTools protocol, which the page's CSP does not govern (the pages run no inline code).
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate<AxeViolation[]>(
+    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))",
   );
 }

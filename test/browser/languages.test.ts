@@ -23,9 +23,8 @@ import { loadPageAssets } from '../../src/pages/page-assets.ts';
 import { renderPaymentPage } from '../../src/pages/payment-page.ts';
 import { renderFormPage } from '../../src/pages/form-page.ts';
 import { renderRefundPage } from '../../src/pages/refund-page.ts';
-import { launchChromium, RESULTS_DIR, watchPage } from './chromium.ts';
+import { axeViolations, launchChromium, RESULTS_DIR, watchPage } from './chromium.ts';
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = join(RESULTS_DIR, 'languages');
 const ADDRESS = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
 const TXID = '4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b';
@@ -210,15 +209,6 @@ afterAll(async () => {
   await browser?.close();
   await app?.close();
 });
-
-/** axe-core's violations on the page, every impact. */
-async function axeViolations(page: Page): Promise<Array<{ id: string; impact: string; nodes: string[] }>> {
-  // Through the DevTools protocol, which the page's CSP does not govern (the page itself runs no inline code).
-  await page.evaluate(AXE_SOURCE);
-  return page.evaluate(
-    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))",
-  );
-}
 
 /** Elements whose text is cut off: content wider than a box that hides its overflow. */
 async function clipped(page: Page): Promise<string[]> {
