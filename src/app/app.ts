@@ -168,7 +168,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
     }),
   );
   await app.register(async (scope) => greenfieldHookRoutes(scope, { keys: ctx.greenfield.keys, hooks: ctx.greenfieldHooks }));
-  await app.register(async (scope) => greenfieldPayoutRoutes(scope, { keys: ctx.greenfield.keys, payouts: ctx.greenfieldHooks.payouts }));
+  await app.register(async (scope) => greenfieldPayoutRoutes(scope, { keys: ctx.greenfield.keys, payouts: ctx.greenfieldHooks.payouts, psbts: ctx.greenfieldHooks.payoutPsbts }));
   await app.register(async (scope) => greenfieldPublicPullRoutes(scope, { payouts: ctx.greenfieldHooks.payouts }));
   const devChain = opts.devChain;
   if (devChain) {

@@ -123,6 +123,8 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     publicUrl: config.publicUrl,
     allowPrivateWebhooks: config.allowPrivateWebhooks,
     spending,
+    chains,
+    feeCapSats: config.refundFeeCapSats,
     wake: () => worker.wake(),
   });
   // One ordered registration: each listener runs inside the change's transaction, and Greenfield's events

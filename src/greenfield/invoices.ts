@@ -76,8 +76,16 @@ export interface InvoiceListQuery {
 export class GreenfieldInvoices {
   constructor(private readonly deps: GreenfieldInvoicesDeps) {}
 
-  /** POST …/invoices: validates, then creates the payment and the invoice in one transaction. */
-  async create(wallet: WalletRow, body: JsonValue | undefined, keyId: string | null): Promise<Record<string, unknown>> {
+  /**
+   * POST …/invoices: validates, then creates the payment and the invoice in one transaction (with `inTransaction`'s
+   * work, e.g. the part of a payment request it pays).
+   */
+  async create(
+    wallet: WalletRow,
+    body: JsonValue | undefined,
+    keyId: string | null,
+    inTransaction?: (trx: Trx, payment: PaymentRow) => Promise<void>,
+  ): Promise<Record<string, unknown>> {
     const { deps } = this;
     const checked = checkInvoiceRequest(body, wallet.local_currency.toUpperCase(), (code) => deps.isSupportedCurrency(code));
     if (!checked.ok) throw new GreenfieldValidationError(checked.errors);
@@ -150,6 +158,7 @@ export class GreenfieldInvoices {
         })
         .returningAll()
         .executeTakeFirstOrThrow();
+      if (inTransaction) await inTransaction(trx, row);
       for (const listener of this.createdListeners) await listener(trx, invoice, row);
       return { row, address, invoice };
     });
@@ -170,6 +179,17 @@ export class GreenfieldInvoices {
   /** Runs in the transaction of every manual marking, with the view after it. */
   onMarked(listener: (trx: Trx, view: InvoiceView, from: GreenfieldStatusPair) => Promise<void>): void {
     this.markedListeners.push(listener);
+  }
+
+  /** The invoices paying parts of a payment request (by its row id), newest first. */
+  async partInvoices(requestRowId: bigint): Promise<InvoiceRow[]> {
+    return this.deps.db.kysely
+      .selectFrom('greenfield_invoices as g')
+      .innerJoin('payment_request_parts as x', 'x.payment_id', 'g.payment_id')
+      .selectAll('g')
+      .where('x.request_row_id', '=', requestRowId)
+      .orderBy('g.id', 'desc')
+      .execute();
   }
 
   /** The payment reference of an invoice id (the checkout link's redirect), undefined when unknown. */

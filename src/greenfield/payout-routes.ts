@@ -10,6 +10,8 @@ import { useGreenfieldErrors } from './errors.ts';
 import { grants, POLICIES } from './permissions.ts';
 import type { GreenfieldKeys } from './api-keys.ts';
 import type { GreenfieldPayouts } from './payouts.ts';
+import type { GreenfieldPayoutPsbts } from './payout-psbt.ts';
+import { payoutPsbtRoutes } from './payout-psbt-routes.ts';
 import { ApproveBody, PayoutBody, PayoutData, PullPaymentData, StorePayoutBody } from './webhook-schemas.ts';
 
 const STORE_TAGS = ['Greenfield'];
@@ -26,11 +28,12 @@ const noStore = (app: FastifyInstance) =>
   });
 
 /** The store's routes (a Greenfield key for the store). */
-export async function greenfieldPayoutRoutes(app: FastifyInstance, ctx: { keys: GreenfieldKeys; payouts: GreenfieldPayouts }): Promise<void> {
+export async function greenfieldPayoutRoutes(app: FastifyInstance, ctx: { keys: GreenfieldKeys; payouts: GreenfieldPayouts; psbts: GreenfieldPayoutPsbts }): Promise<void> {
   const { payouts } = ctx;
   useGreenfieldErrors(app);
   app.addHook('preHandler', greenfieldAuth(ctx.keys));
   noStore(app);
+  payoutPsbtRoutes(app, ctx.psbts);
   const storeParams = Type.Object({ storeId: id(200) });
   const pullParams = Type.Object({ storeId: id(200), pullPaymentId: id(64) });
   const payoutParams = Type.Object({ storeId: id(200), payoutId: id(64) });
@@ -39,7 +42,7 @@ export async function greenfieldPayoutRoutes(app: FastifyInstance, ctx: { keys: 
     '/api/v1/stores/:storeId/pull-payments',
     {
       schema: {
-        summary: "The store's pull payments (refunds are not listed)",
+        summary: "The store's pull payments, refunds' included (as BTCPay lists them)",
         tags: STORE_TAGS,
         security: SECURITY,
         params: storeParams,
@@ -113,7 +116,7 @@ export async function greenfieldPayoutRoutes(app: FastifyInstance, ctx: { keys: 
     {
       schema: {
         summary: 'Approve a payout (AwaitingPayment); a service-held wallet pays it at once (InProgress once broadcast)',
-        description: 'A watch-only wallet cannot sign here: the payout stays AwaitingPayment until paid from the merchant’s own wallet and marked paid.',
+        description: 'A watch-only wallet cannot sign here: the payout stays AwaitingPayment until paid by the PSBT of GET …/payouts/psbt, signed and posted to …/payouts/signed (or paid elsewhere and marked paid).',
         tags: STORE_TAGS,
         security: SECURITY,
         params: payoutParams,
@@ -155,16 +158,19 @@ export async function greenfieldPublicPullRoutes(app: FastifyInstance, ctx: { pa
   noStore(app);
   const pullParams = Type.Object({ pullPaymentId: id(64) });
   const payoutParams = Type.Object({ pullPaymentId: id(64), payoutId: id(64) });
+  // A pull payment's id is the payee's capability (claiming a payout, a refund's link): kept out of the logs.
+  const config = { secretParams: ['pullPaymentId'] } as const;
 
   app.get<{ Params: Static<typeof pullParams> }>(
     '/api/v1/pull-payments/:pullPaymentId',
-    { schema: { summary: 'A pull payment', tags: PUBLIC_TAGS, security: PUBLIC, params: pullParams, response: { 200: PullPaymentData } } },
+    { config, schema: { summary: 'A pull payment', tags: PUBLIC_TAGS, security: PUBLIC, params: pullParams, response: { 200: PullPaymentData } } },
     async (request) => payouts.getPull(request.params.pullPaymentId),
   );
 
   app.get<{ Params: Static<typeof pullParams>; Querystring: { includeCancelled?: 'true' | 'false' } }>(
     '/api/v1/pull-payments/:pullPaymentId/payouts',
     {
+      config,
       schema: {
         summary: "A pull payment's payouts",
         tags: PUBLIC_TAGS,
@@ -180,6 +186,7 @@ export async function greenfieldPublicPullRoutes(app: FastifyInstance, ctx: { pa
   app.post<{ Params: Static<typeof pullParams>; Body: Static<typeof PayoutBody> }>(
     '/api/v1/pull-payments/:pullPaymentId/payouts',
     {
+      config,
       schema: {
         summary: 'Claim a payout to an address of the payee (AwaitingApproval, or approved at once when the pull payment auto-approves)',
         tags: PUBLIC_TAGS,
@@ -194,7 +201,7 @@ export async function greenfieldPublicPullRoutes(app: FastifyInstance, ctx: { pa
 
   app.get<{ Params: Static<typeof payoutParams> }>(
     '/api/v1/pull-payments/:pullPaymentId/payouts/:payoutId',
-    { schema: { summary: 'One payout of a pull payment', tags: PUBLIC_TAGS, security: PUBLIC, params: payoutParams, response: { 200: PayoutData } } },
+    { config, schema: { summary: 'One payout of a pull payment', tags: PUBLIC_TAGS, security: PUBLIC, params: payoutParams, response: { 200: PayoutData } } },
     async (request) => payouts.getPayout({ pullPublicId: request.params.pullPaymentId }, request.params.payoutId),
   );
 }

@@ -3,8 +3,10 @@
 // merchant approves or cancels each. An approved payout of a service-held wallet is paid through the spending
 // capability (signed and stored before broadcast, coins reserved, bumpable) and then follows its spend: InProgress
 // once the node has it, Completed once confirmed, AwaitingPayment again if the chain took its coins elsewhere. A
-// watch-only wallet cannot sign here, so its approved payouts stay AwaitingPayment until the merchant pays them and
-// marks them paid. Refund pull payments (the WooCommerce plugin's, pull-payments.ts) are not these.
+// watch-only wallet cannot sign here: its approved payouts stay AwaitingPayment until the merchant signs the PSBT
+// paying them (payout-psbt.ts; they then follow that spend the same way) or pays them elsewhere and marks them
+// paid. Refund pull payments (the WooCommerce plugin's, pull-payments.ts) are listed beside these (refund-pulls.ts)
+// but are paid through their refund.
 import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Selectable } from 'kysely';
@@ -23,6 +25,7 @@ import { MAX_DUST_THRESHOLD } from '../spending/tx-size.ts';
 import { GreenfieldError, GreenfieldValidationError, type GreenfieldFieldError } from './errors.ts';
 import { authorizedEventsOf, newPublicId } from './webhook-store.ts';
 import { ONCHAIN_PAYMENT_METHOD_ID, wants } from './webhook-events.ts';
+import type { RefundPulls } from './refund-pulls.ts';
 
 type Trx = Transaction<Database>;
 type PullRow = Selectable<GreenfieldPullsTable>;
@@ -81,6 +84,8 @@ export interface PayoutsDeps {
   publicUrl: string;
   /** Wakes the outbox worker after a transaction that queued deliveries committed. */
   wake(): void;
+  /** The refunds' pull payments, listed and answered beside the general ones as BTCPay does. */
+  refunds: RefundPulls;
 }
 
 const pullNotFound = () => new GreenfieldError(404, 'pullpayment-not-found', 'The pull payment was not found');
@@ -145,20 +150,28 @@ export class GreenfieldPayouts {
     return this.pullData(row);
   }
 
-  /** The store's pull payments, oldest first. */
+  /** The store's pull payments, refunds' included (as BTCPay lists them), oldest first. */
   async listPulls(walletId: bigint, includeArchived: boolean): Promise<Record<string, unknown>[]> {
     let q = this.deps.db.kysely.selectFrom('greenfield_pulls').selectAll().where('wallet_id', '=', walletId);
     if (!includeArchived) q = q.where('archived_at', 'is', null);
-    return (await q.orderBy('id').execute()).map((r) => this.pullData(r));
+    const general = (await q.orderBy('id').execute()).map((r) => ({ createdAt: r.created_at, data: this.pullData(r) }));
+    const all = [...general, ...(await this.deps.refunds.list(walletId))];
+    // A stable sort: ties keep each kind's own order.
+    return all.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)).map((p) => p.data);
   }
 
-  /** One pull payment by its id (public: the id is the payee's capability). */
+  /** One pull payment by its id, a refund's too (public: the id is the payee's capability). */
   async getPull(publicId: string): Promise<Record<string, unknown>> {
+    const refund = await this.deps.refunds.get(publicId);
+    if (refund) return refund;
     return this.pullData(await this.pullRow(this.deps.db.kysely, publicId));
   }
 
   /** Archives a pull payment of the store; its payouts not yet paid are cancelled. */
   async archivePull(walletId: bigint, publicId: string): Promise<void> {
+    if (await this.deps.refunds.get(publicId, walletId)) {
+      throw new GreenfieldError(400, 'refund-not-archivable', "A refund's pull payment is not archived: its page stays open until the refund is paid");
+    }
     await this.deps.db.kysely.transaction().execute(async (trx) => {
       const pull = await this.pullRow(trx, publicId, walletId);
       await lockRow(trx, this.deps.db, 'wallets', walletId);

@@ -11,6 +11,7 @@ import { addSandboxWallet } from '../../test/support/payment-api.ts';
 import { gf, greenfieldKey } from '../../test/support/greenfield.ts';
 import { decodeAddress } from '../bitcoin/address.ts';
 import { satsFromBtc } from '../money/money.ts';
+import { POLICIES } from './permissions.ts';
 
 /** An order number of 33 characters: the plugin's 50-byte cut leaves its ";" but not the space after it. */
 const LONG_ORDER = 'WC-2025-0000000000000000000000042';
@@ -181,5 +182,27 @@ describe.each(testEngines())('refunds through Greenfield pull payments on %s', (
     const pull = res.json() as { id: string; invoiceId: string; refundedTransactionId: string };
     expect(pull.invoiceId).toBe(inv.order9);
     expect(await mailedTo(pull.id)).toEqual([]);
+  });
+
+  it('refunds are pull payments of the store as BTCPay lists them: in the list, answered by id, never archived', async () => {
+    const res = await refund('Refund of order 12; damaged');
+    expect(res.statusCode, res.body).toBe(200);
+    const created = res.json() as Record<string, unknown>;
+    const manager = await greenfieldKey(t.ctx, store, [POLICIES.managePullPayments]);
+    const general = await gf(t.app, manager, 'POST', `/api/v1/stores/${store}/pull-payments`, { name: 'Affiliates', amount: '0.001', currency: 'BTC' });
+    expect(general.statusCode, general.body).toBe(200);
+    const list = (await gf(t.app, manager, 'GET', `/api/v1/stores/${store}/pull-payments`)).json() as Record<string, unknown>[];
+    const ids = list.map((p) => p.id);
+    expect(ids).toContain(created.id);
+    expect(ids.indexOf(created.id)).toBeLessThan(ids.indexOf((general.json() as { id: string }).id));
+    const listed = list.find((p) => p.id === created.id)!;
+    const { period: _period, ...fields } = listed;
+    expect(fields).toEqual(created);
+    const byId = await gf(t.app, null, 'GET', `/api/v1/pull-payments/${created.id as string}`);
+    expect(byId.statusCode).toBe(200);
+    expect(byId.json()).toEqual(listed);
+    const archived = await gf(t.app, manager, 'DELETE', `/api/v1/stores/${store}/pull-payments/${created.id as string}`);
+    expect(archived.statusCode).toBe(400);
+    expect(archived.json()).toMatchObject({ code: 'refund-not-archivable' });
   });
 });

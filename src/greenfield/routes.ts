@@ -2,6 +2,7 @@
 // and /i/{invoiceId}, the checkout link that leads to our hosted payment page. Every route behind the one
 // authentication hook answers Greenfield's error shapes (errors.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { payPaymentRequest } from './payment-request-pay.ts';
 import { JsonSyntaxError, parseExactJson, type JsonValue } from '../money/exact-json.ts';
 import { greenfieldAuth, identityOf, requireStorePermission, storePermission } from './auth.ts';
 import { GreenfieldError, storeNotFound, useGreenfieldErrors } from './errors.ts';
@@ -229,6 +230,26 @@ export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Pr
         const wallet = await walletOf(request.params.storeId);
         await paymentRequestOf(() => gf.requests.archive(wallet, request.params.paymentRequestId));
         return reply.status(200).send();
+      },
+    );
+
+    scope.post<{ Params: RequestParams; Body: JsonValue }>(
+      '/api/v1/stores/:storeId/payment-requests/:paymentRequestId/pay',
+      {
+        schema: {
+          summary: 'Create (or reuse a pending) invoice paying the payment request, or a part of it',
+          tags: TAGS,
+          security: SECURITY,
+          body: { type: ['object', 'null'], properties: { amount: { type: ['string', 'null'] }, allowPendingInvoiceReuse: { type: ['boolean', 'null'] } } },
+          response: { 200: S.Invoice },
+        },
+        validatorCompiler: () => () => true,
+        preHandler: storePermission(POLICIES.viewPaymentRequests),
+      },
+      async (request) => {
+        const wallet = await walletOf(request.params.storeId);
+        const keyId = identityOf(request).keyId;
+        return paymentRequestOf(() => payPaymentRequest({ requests: gf.requests, invoices: gf.invoices }, wallet, request.params.paymentRequestId, request.body, keyId));
       },
     );
 

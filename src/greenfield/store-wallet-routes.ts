@@ -102,6 +102,15 @@ export async function storeWalletRoutes(scope: FastifyInstance, gf: Greenfield, 
     scope.post(`${prefix}/transactions`, { ...doc(`${generation}: send from a service-held wallet (watch-only: refused, use a PSBT)`), preHandler: modify }, async (request) =>
       sendFromWallet(gf, await w(request), request.body as JsonValue | undefined),
     );
+    scope.get(`${prefix}/feerate`, { ...doc(`${generation}: the fee rate satgate would pay now, sat/vB (its configured confirmation target)`), preHandler: view }, async (request) => {
+      const q = query(request);
+      // BTCPay's blockTarget is read strictly but not used: satgate estimates for its own configured target.
+      if (q.blockTarget !== undefined && (typeof q.blockTarget !== 'string' || !/^\d{1,4}$/.test(q.blockTarget) || Number(q.blockTarget) < 1)) {
+        throw new GreenfieldError(400, 'invalid-query', 'blockTarget must be a whole number of blocks, at least 1');
+      }
+      const wallet = await w(request);
+      return { feerate: Number(await gf.spending.feeRate(wallet.mode)) };
+    });
     scope.get(`${prefix}/utxos`, { ...doc(`${generation}: unspent outputs`), preHandler: view }, async (request) => listUtxos(gf, await w(request)));
   }
 }

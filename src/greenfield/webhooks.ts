@@ -20,6 +20,9 @@ import { WebhookGenerator, type InvoiceReader } from './webhook-generator.ts';
 import type { GreenfieldPayment, GreenfieldStatus } from './webhook-events.ts';
 import { createPullPayment, type PullPaymentRequest } from './pull-payments.ts';
 import { GreenfieldPayouts } from './payouts.ts';
+import { GreenfieldPayoutPsbts } from './payout-psbt.ts';
+import { refundPulls } from './refund-pulls.ts';
+import type { ChainService } from '../chain/chain-service.ts';
 import type { Spending } from '../spending/spending.ts';
 
 type Trx = Transaction<Database>;
@@ -36,6 +39,8 @@ export interface GreenfieldHooks {
   generator: WebhookGenerator;
   /** General pull payments and their payouts. */
   payouts: GreenfieldPayouts;
+  /** Approved payouts of watch-only wallets as a PSBT to sign, and the signed transaction posted back. */
+  payoutPsbts: GreenfieldPayoutPsbts;
   /** POST …/pull-payments: a refund of one of the store's invoices. */
   createPullPayment(walletId: bigint, req: PullPaymentRequest): Promise<Record<string, unknown>>;
   /** Wakes the outbox worker (after a redelivery was queued). */
@@ -56,7 +61,11 @@ export interface GreenfieldHooksDeps {
   publicUrl: string;
   allowPrivateWebhooks: boolean;
   /** Pays approved payouts of service-held wallets. */
-  spending: Pick<Spending, 'spend' | 'onStatus'>;
+  spending: Pick<Spending, 'spend' | 'onStatus' | 'feeRate' | 'recordExternal'>;
+  /** Builds watch-only wallets' payout PSBTs (their coins' previous transactions) and watches their change. */
+  chains: Pick<ChainService, 'forMode' | 'watch'>;
+  /** Largest fee accepted on a posted payout transaction (the refunds' cap), satoshis. */
+  feeCapSats: bigint;
   /** Wakes the outbox worker after a transaction that queued deliveries committed. */
   wake(): void;
 }
@@ -94,15 +103,17 @@ export function createGreenfieldHooks(deps: GreenfieldHooksDeps): GreenfieldHook
     },
     { everyMs: EXPIRY_SWEEP_MS, firstDelayMs: EXPIRY_SWEEP_MS, onError: (err) => deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'greenfield expiry sweep failed; will retry') },
   );
-  const payouts = new GreenfieldPayouts({ db, clock, log: deps.log, spending: deps.spending, publicUrl: deps.publicUrl, wake: () => deps.wake() });
+  const payouts = new GreenfieldPayouts({ db, clock, log: deps.log, spending: deps.spending, publicUrl: deps.publicUrl, wake: () => deps.wake(), refunds: refundPulls({ db, masterKey: deps.masterKey, publicUrl: deps.publicUrl }) });
   // Approved payouts whose payment failed (funds, fee, a spend the chain dropped) are paid again.
   const payer = new PeriodicTask(() => payouts.payDue(), {
     everyMs: PAYOUT_RETRY_MS,
     firstDelayMs: PAYOUT_RETRY_MS,
     onError: (err) => deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'payout payment pass failed; will retry'),
   });
+  const payoutPsbts = new GreenfieldPayoutPsbts({ db, clock, chains: deps.chains, spending: deps.spending, feeCapSats: deps.feeCapSats, wake: () => deps.wake() });
   return {
     payouts,
+    payoutPsbts,
     store: new WebhookStore(db, deps.masterKey, clock, deps.allowPrivateWebhooks),
     deliveries: new WebhookDeliveries(db, clock),
     generator,

@@ -175,7 +175,7 @@ describe('routes declare the secrets their paths carry', () => {
       // Booting is the check (an undeclared one throws); this pins the list so a change to it is seen in review.
       const declared = [...new Set(t.app.logRedaction.secretRoutes().map((r) => r.url))].sort();
       expect(declared).toEqual(
-        ['/form/:form_token', '/form/:form_token/fields', '/form/:form_token/qrcode', '/form/:form_token/refresh', '/form/:form_token/state', '/payment_form/:form_token', '/refund/:token', '/request/:request_id', '/request/:request_id/pay'].sort(),
+        ['/form/:form_token', '/form/:form_token/fields', '/form/:form_token/qrcode', '/form/:form_token/refresh', '/form/:form_token/state', '/payment_form/:form_token', '/refund/:token', '/request/:request_id', '/request/:request_id/pay', '/api/v1/pull-payments/:pullPaymentId', '/api/v1/pull-payments/:pullPaymentId/payouts', '/api/v1/pull-payments/:pullPaymentId/payouts/:payoutId'].sort(),
       );
     } finally {
       await t.close();

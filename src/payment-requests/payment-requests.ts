@@ -191,6 +191,32 @@ type Listener = (trx: Trx, view: RequestView, event: 'created' | 'completed') =>
 
 const notFound = () => new DomainError('not-found', 'No such payment request.');
 
+/** Why a request cannot be paid now (archived, expired, paid), or undefined: BTCPay's error codes. */
+export function unpayable(view: RequestView): { code: 'archived' | 'expired' | 'already-paid'; message: string } | undefined {
+  if (view.row.archived_at !== null) return { code: 'archived', message: 'This payment request was withdrawn and can no longer be paid.' };
+  if (view.status === 'Expired') return { code: 'expired', message: 'This payment request has expired and can no longer be paid.' };
+  if (view.status === 'Completed' || compareDecimals(view.due, '0') <= 0) return { code: 'already-paid', message: 'This payment request is already paid.' };
+  return undefined;
+}
+
+/**
+ * The part a payer may pay now: `amount` null (or empty) is what is due; otherwise a part, only when partial
+ * payments are allowed and never more than what is due. Refused ('gone') when the request cannot be paid.
+ */
+export function partToPay(view: RequestView, amount: string | null): string {
+  const refused = unpayable(view);
+  if (refused) throw new DomainError('gone', refused.message);
+  if (amount === null || amount === '') return view.due;
+  const problem = amountProblem(amount, view.row.currency);
+  if (problem !== null) throw new DomainError('invalid-fields', 'The amount is not valid.', [{ field: 'amount', message: problem }]);
+  const asked = stripZeros(amount);
+  if (compareDecimals(asked, view.due) > 0) throw new DomainError('invalid-fields', 'The amount is not valid.', [{ field: 'amount', message: `must be at most the amount due, ${view.due} ${view.row.currency}` }]);
+  if (compareDecimals(asked, view.due) !== 0 && Number(view.row.allow_partial) !== 1) {
+    throw new DomainError('invalid-fields', 'The amount is not valid.', [{ field: 'amount', message: 'this request is paid in full only' }]);
+  }
+  return asked;
+}
+
 /** Payment requests of the wallets. */
 export class PaymentRequests {
   private readonly listeners: Listener[] = [];
@@ -303,20 +329,7 @@ export class PaymentRequests {
     const found = await this.publicView(requestId);
     if (!found) throw notFound();
     const { view, wallet } = found;
-    if (view.row.archived_at !== null) throw new DomainError('gone', 'This payment request was withdrawn and can no longer be paid.');
-    if (view.status === 'Expired') throw new DomainError('gone', 'This payment request has expired and can no longer be paid.');
-    if (view.status === 'Completed' || compareDecimals(view.due, '0') <= 0) throw new DomainError('gone', 'This payment request is already paid.');
-    let part = view.due;
-    if (amount !== null && amount !== '') {
-      const problem = amountProblem(amount, view.row.currency);
-      if (problem !== null) throw new DomainError('invalid-fields', 'The amount is not valid.', [{ field: 'amount', message: problem }]);
-      const asked = stripZeros(amount);
-      if (compareDecimals(asked, view.due) > 0) throw new DomainError('invalid-fields', 'The amount is not valid.', [{ field: 'amount', message: `must be at most the amount due, ${view.due} ${view.row.currency}` }]);
-      if (compareDecimals(asked, view.due) !== 0 && Number(view.row.allow_partial) !== 1) {
-        throw new DomainError('invalid-fields', 'The amount is not valid.', [{ field: 'amount', message: 'this request is paid in full only' }]);
-      }
-      part = asked;
-    }
+    const part = partToPay(view, amount);
     const now = this.deps.clock();
     const stored = pagePaymentRequest(`payment-request:${view.row.request_id}`, { payer_email: view.row.payer_email });
     const service = this.deps.payments.service;

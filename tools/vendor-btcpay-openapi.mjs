@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// Vendors the store-integration parts of BTCPay Server's OpenAPI documents into
+// test/support/fixtures/btcpay-greenfield-openapi.json, for src/greenfield/openapi-client.test.ts.
+// Usage: node tools/vendor-btcpay-openapi.mjs <git dir of a btcpayserver/btcpayserver clone>
+// Two generations: 2.x (the last commit before BTCPay added storeId-less routes, #7313) and 1.x (tag v1.13.7, the
+// OnChain/{cryptoCode} paths). Each keeps the paths of the files below, and the components they reference
+// (resolved across every swagger.template*.json of that commit). Nothing else is changed.
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const gitDir = process.argv[2];
+if (!gitDir) throw new Error('usage: node tools/vendor-btcpay-openapi.mjs <btcpayserver git dir>');
+const DIR = 'BTCPayServer/wwwroot/swagger/v1';
+const GENERATIONS = {
+  '2.x': {
+    commit: '53b85dd21b2ffab933ab90bb965b3047d4ebe7df',
+    at: 'master, 2026-04-23: the parent of ad6fa344 (#7313, storeId-less routes)',
+    files: ['health', 'invoices', 'payment-requests', 'pull-payments', 'stores-payment-methods', 'stores-wallet.on-chain', 'webhooks'],
+  },
+  '1.x': { commit: '3a7aafa216f7b9e0e2a916f82f4fa30a6061f849', at: 'tag v1.13.7', files: ['stores-payment-methods', 'stores-payment-methods.on-chain', 'stores-wallet.on-chain'] },
+};
+
+const git = (...args) => execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
+const out = {
+  'x-source': {
+    repository: 'https://github.com/btcpayserver/btcpayserver',
+    license: 'MIT (BTCPay Server contributors), as the repository\'s LICENSE',
+    note: 'Paths and referenced components of BTCPayServer/wwwroot/swagger/v1/swagger.template.<file>.json, unchanged; vendored by tools/vendor-btcpay-openapi.mjs',
+  },
+  generations: {},
+};
+for (const [name, gen] of Object.entries(GENERATIONS)) {
+  const all = git('ls-tree', '--name-only', gen.commit, `${DIR}/`).split('\n').filter((f) => /swagger\.template.*\.json$/.test(f));
+  const components = {};
+  for (const f of all) {
+    const doc = JSON.parse(git('show', `${gen.commit}:${f}`));
+    for (const [kind, entries] of Object.entries(doc.components ?? {})) Object.assign((components[kind] ??= {}), entries);
+  }
+  const paths = {};
+  for (const f of gen.files) Object.assign(paths, JSON.parse(git('show', `${gen.commit}:${DIR}/swagger.template.${f}.json`)).paths);
+  // Keep the components reachable from the paths.
+  const kept = {};
+  const visit = (node) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== 'object') return;
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/')) {
+        const [, , kind, key] = v.split('/');
+        if (kept[kind]?.[key] !== undefined) continue;
+        const target = components[kind]?.[key];
+        if (target === undefined) throw new Error(`${name}: unresolved ${v}`);
+        (kept[kind] ??= {})[key] = target;
+        visit(target);
+      } else visit(v);
+    }
+  };
+  visit(paths);
+  out.generations[name] = { commit: gen.commit, at: gen.at, files: gen.files.map((f) => `${DIR}/swagger.template.${f}.json`), paths, components: kept };
+}
+const target = join(dirname(fileURLToPath(import.meta.url)), '..', 'test', 'support', 'fixtures', 'btcpay-greenfield-openapi.json');
+writeFileSync(target, `${JSON.stringify(out, null, 1)}\n`);
+console.log(`wrote ${target}`);
