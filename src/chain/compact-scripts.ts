@@ -56,7 +56,6 @@ export class CompactScripts {
   private arenaUsed = 0;
   private offsets = new Uint32Array(0);
   private lengths = new Uint8Array(0);
-  private keys = new Uint32Array(0);
   private addressIds = new Float64Array(0);
   private walletSlots = new Uint32Array(0);
   private readonly walletIds: bigint[] = [];
@@ -64,10 +63,20 @@ export class CompactScripts {
   /** Loads come wallet after wallet's addresses mostly in runs: the last wallet's slot saves a map lookup. */
   private lastWalletId = -1n;
   private lastWalletSlot = 0;
-  /** Entry number + 1 of the first entry holding each distinct script; 0 is empty. */
+  /**
+   * Pairs of (script key, entry number + 1) for the first entry holding each distinct script; an entry of 0 is an
+   * empty slot. The key sits beside the entry so a probe past other scripts stays in one cache line: most outputs
+   * of a block are not watched, and each such miss walks a few occupied slots before an empty one.
+   */
   private byScript = new Uint32Array(0);
   /** Entry number + 1 of each address id. */
   private byId = new Uint32Array(0);
+  /**
+   * A blocked Bloom filter over the scripts (16 bits a script, 3 bits set in one 64-byte block): a couple of
+   * megabytes that stay in the CPU's cache, answering most of a block's outputs (not ours) without touching the
+   * tables, which at a million scripts do not fit in it.
+   */
+  private bloom = new Uint32Array(0);
   private entries = 0;
   private distinctScripts = 0;
 
@@ -91,10 +100,10 @@ export class CompactScripts {
       this.arena.byteLength +
       this.offsets.byteLength +
       this.lengths.byteLength +
-      this.keys.byteLength +
       this.addressIds.byteLength +
       this.walletSlots.byteLength +
       this.byScript.byteLength +
+      this.bloom.byteLength +
       this.byId.byteLength
     );
   }
@@ -147,7 +156,6 @@ export class CompactScripts {
     this.arena = this.arena.slice(0, this.arenaUsed);
     this.offsets = this.offsets.slice(0, this.entries);
     this.lengths = this.lengths.slice(0, this.entries);
-    this.keys = this.keys.slice(0, this.entries);
     this.addressIds = this.addressIds.slice(0, this.entries);
     this.walletSlots = this.walletSlots.slice(0, this.entries);
   }
@@ -167,7 +175,6 @@ export class CompactScripts {
     this.offsets[e] = offset;
     this.lengths[e] = length;
     this.arenaUsed += length;
-    this.keys[e] = key;
     this.addressIds[e] = id;
     this.walletSlots[e] = this.walletSlot(walletId);
     this.insertId(id, e);
@@ -218,7 +225,6 @@ export class CompactScripts {
   private resizeEntries(size: number): void {
     this.offsets = grow(this.offsets, size);
     this.lengths = grow(this.lengths, size);
-    this.keys = grow(this.keys, size);
     this.addressIds = grow(this.addressIds, size);
     this.walletSlots = grow(this.walletSlots, size);
   }
@@ -227,31 +233,66 @@ export class CompactScripts {
     if (entries <= this.byId.length * MAX_LOAD) return;
     const size = Math.max(2048, Math.ceil(entries / MAX_LOAD) + 1, this.byId.length * 2);
     this.byId = new Uint32Array(size);
-    this.byScript = new Uint32Array(size);
+    this.byScript = new Uint32Array(size * 2);
+    // 16 bits a script at the table's capacity, in whole 512-bit blocks.
+    this.bloom = new Uint32Array(Math.ceil((size * MAX_LOAD * 16) / 512) * 16);
     for (let e = 0; e < this.entries; e++) {
       this.insertId(this.addressIds[e]!, e);
       const offset = this.offsets[e]!;
-      if (this.findScript(this.arena.subarray(offset, offset + this.lengths[e]!), this.keys[e]!) < 0) this.insertScript(this.keys[e]!, e);
+      const script = this.arena.subarray(offset, offset + this.lengths[e]!);
+      const key = scriptKey(script);
+      if (this.findScript(script, key) < 0) this.insertScript(key, e);
     }
   }
 
   private insertScript(key: number, e: number): void {
     const table = this.byScript;
-    let i = key % table.length;
-    while (table[i] !== EMPTY) i = i + 1 === table.length ? 0 : i + 1;
-    table[i] = e + 1;
+    const slots = table.length / 2;
+    let i = key % slots;
+    while (table[2 * i + 1] !== EMPTY) i = i + 1 === slots ? 0 : i + 1;
+    table[2 * i] = key;
+    table[2 * i + 1] = e + 1;
+    this.bloomAdd(this.arena.subarray(this.offsets[e]!, this.offsets[e]! + this.lengths[e]!), key);
+  }
+
+  /** The Bloom filter's block (word offset) for a script: from other bytes than its key's, so the two are independent. */
+  private bloomBlock(script: Uint8Array): number {
+    let h = 0x811c9dc5;
+    for (let i = Math.max(0, script.length - 10); i < script.length; i++) h = Math.imul(h ^ script[i]!, 0x01000193);
+    return ((h >>> 0) % (this.bloom.length >>> 4)) << 4;
+  }
+
+  private bloomAdd(script: Uint8Array, key: number): void {
+    const b = this.bloomBlock(script);
+    const bloom = this.bloom;
+    bloom[b + ((key & 511) >>> 5)]! |= 1 << (key & 31);
+    bloom[b + (((key >>> 9) & 511) >>> 5)]! |= 1 << ((key >>> 9) & 31);
+    bloom[b + (((key >>> 18) & 511) >>> 5)]! |= 1 << ((key >>> 18) & 31);
+  }
+
+  private mayHold(script: Uint8Array, key: number): boolean {
+    const b = this.bloomBlock(script);
+    const bloom = this.bloom;
+    return (
+      (bloom[b + ((key & 511) >>> 5)]! & (1 << (key & 31))) !== 0 &&
+      (bloom[b + (((key >>> 9) & 511) >>> 5)]! & (1 << ((key >>> 9) & 31))) !== 0 &&
+      (bloom[b + (((key >>> 18) & 511) >>> 5)]! & (1 << ((key >>> 18) & 31))) !== 0
+    );
   }
 
   private findScript(script: Uint8Array, key: number): number {
     const table = this.byScript;
-    if (table.length === 0) return -1;
-    let i = key % table.length;
+    const slots = table.length / 2;
+    if (slots === 0 || !this.mayHold(script, key)) return -1;
+    let i = key % slots;
     for (;;) {
-      const slot = table[i]!;
+      const slot = table[2 * i + 1]!;
       if (slot === EMPTY) return -1;
-      const e = slot - 1;
-      if (this.keys[e] === key && sameBytesAt(this.arena, this.offsets[e]!, this.lengths[e]!, script)) return e;
-      i = i + 1 === table.length ? 0 : i + 1;
+      if (table[2 * i] === key) {
+        const e = slot - 1;
+        if (sameBytesAt(this.arena, this.offsets[e]!, this.lengths[e]!, script)) return e;
+      }
+      i = i + 1 === slots ? 0 : i + 1;
     }
   }
 
