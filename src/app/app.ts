@@ -19,6 +19,7 @@ import { pageRoutes } from '../pages/routes.ts';
 import { refundRoutes } from '../refunds/routes.ts';
 import { formRoutes } from '../forms/routes.ts';
 import { buttonRoutes } from '../buttons/routes.ts';
+import { posRoutes } from '../pos/routes.ts';
 import { paymentRequestRoutes } from '../payment-requests/routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { merchantRoutes } from '../dashboard/merchant-routes.ts';
@@ -150,6 +151,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await app.register(async (scope) => formRoutes(scope, ctx));
   await app.register(async (scope) => buttonRoutes(scope, ctx));
   await app.register(async (scope) => paymentRequestRoutes(scope, ctx.paymentRequests));
+  await app.register(async (scope) => posRoutes(scope, ctx.pos));
   await app.register(async (scope) => rateRoutes(scope, ctx));
   await app.register(async (scope) => refundRoutes(scope, ctx));
   await app.register(async (scope) => dashboardRoutes(scope, ctx.dashboard));

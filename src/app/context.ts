@@ -24,6 +24,7 @@ import type { WithdrawalsCapability } from '../withdrawals/create-withdrawals.ts
 import type { Greenfield } from '../greenfield/greenfield.ts';
 import type { PaymentRequests } from '../payment-requests/payment-requests.ts';
 import type { GreenfieldHooks } from '../greenfield/webhooks.ts';
+import type { Pos } from '../pos/pos.ts';
 
 /** Everything the HTTP layer and background workers share: built once per process. */
 export interface AppContext {
@@ -59,6 +60,8 @@ export interface AppContext {
   withdrawals: WithdrawalsCapability;
   /** Payment requests: an amount owed, paid in parts that are payments of payment API v1 (issue 36). */
   paymentRequests: PaymentRequests;
+  /** Point of sale apps: the counter page /pos/<id>, its charges (payments of payment API v1) and receipts (issue 36). */
+  pos: Pos;
   /** BTCPay Greenfield compatibility: API keys, invoices (payments of payment API v1), stores. */
   greenfield: Greenfield;
   /** Greenfield webhooks (signed BTCPay-style, delivered through the outbox) and pull-payment refunds. */

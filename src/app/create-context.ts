@@ -12,6 +12,7 @@ import { Mailer } from '../notify/mailer.ts';
 import { createPayments } from '../payments/payments.ts';
 import { createGreenfield } from '../greenfield/greenfield.ts';
 import { PaymentRequests } from '../payment-requests/payment-requests.ts';
+import { createPos } from '../pos/pos.ts';
 import { createGreenfieldHooks } from '../greenfield/webhooks.ts';
 import { greenfieldDelivery } from '../greenfield/webhook-delivery.ts';
 import { createSpending } from '../spending/spending.ts';
@@ -113,7 +114,8 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
   // After refunds: the spending capability calls its status listeners in the order they were added.
   const withdrawals = createWithdrawals({ db, clock, log, rates: rateService.rates, chains, spending, wallets: partners.wallets });
   const paymentRequests = new PaymentRequests({ db, clock, payments, isSupportedCurrency, masterKey, publicUrl: config.publicUrl });
-  const greenfield = createGreenfield({ db, clock, config, payments, repo: wallets.repo, chains, isSupportedCurrency, spending, issuer: wallets.issuer, requests: paymentRequests });
+  const pos = createPos({ db, clock, masterKey, payments, isSupportedCurrency });
+  const greenfield = createGreenfield({ db, clock, config, payments, repo: wallets.repo, chains, isSupportedCurrency, spending, issuer: wallets.issuer, requests: paymentRequests, pos: pos.apps });
   const greenfieldHooks = createGreenfieldHooks({
     db,
     clock,
@@ -130,7 +132,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
   // One ordered registration: each listener runs inside the change's transaction, and Greenfield's events
   // read the payment statuses the status machine has just written, so the machine comes first.
   // The ledger last: its receipt rows read the late-payment rates the status machines record.
-  for (const listener of [payments.onChainChange, paymentRequests.onChainChange, forms.onChainChange, withdrawals.onChainChange, greenfieldHooks.onChainChange, ledgerOnChainChange(db, log)]) {
+  for (const listener of [payments.onChainChange, paymentRequests.onChainChange, pos.apps.onChainChange, forms.onChainChange, withdrawals.onChainChange, greenfieldHooks.onChainChange, ledgerOnChainChange(db, log)]) {
     chains.onChange(listener);
   }
   // Started in this order, stopped in reverse: senders stop before the spending broadcaster, that before the
@@ -183,6 +185,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext & 
     notify: { worker, mailer },
     payments,
     paymentRequests,
+    pos,
     greenfield,
     greenfieldHooks,
     spending,

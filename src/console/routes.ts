@@ -12,6 +12,8 @@ import { DEFAULT_SESSION_SECONDS } from '../dashboard/sessions.ts';
 import type { Merchant } from '../dashboard/merchant.ts';
 import type { Refunds } from '../refunds/refunds.ts';
 import type { Buttons } from '../buttons/buttons.ts';
+import type { Pos } from '../pos/pos.ts';
+import { posPages } from './pos-pages.ts';
 import { renderButtons } from './views/buttons.ts';
 import type { CurrencyCatalog } from '../rates/currency-catalog.ts';
 import { CONSOLE_HEADERS } from './console-headers.ts';
@@ -42,6 +44,8 @@ export interface ConsoleContext {
   buttons: Buttons;
   /** Payment requests (created and listed on the Requests page) and the wallet rows they are made for. */
   paymentRequests: PaymentRequests;
+  /** Point of sale apps (defined and listed on the Point of sale page). */
+  pos: Pick<Pos, 'apps'>;
   wallets: { repo: WalletRepository };
 }
 
@@ -353,6 +357,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
 
     reportPages(scope, { merchant: ctx.merchant, session, base: (request) => base(request), html, secure });
     requestPages(scope, { merchant: ctx.merchant, requests: ctx.paymentRequests, repo: ctx.wallets.repo, publicUrl, session, base: (request) => base(request), html, secure, field });
+    posPages(scope, { merchant: ctx.merchant, pos: ctx.pos.apps, repo: ctx.wallets.repo, publicUrl, session, base: (request) => base(request), html, secure, field });
 
     // Profile
     const profilePage = async (request: FastifyRequest, b: Omit<Shell, 'title' | 'section'>) => {

@@ -869,6 +869,9 @@ export interface Database {
   greenfield_invoice_marks: GreenfieldInvoiceMarksTable;
   payment_requests: PaymentRequestsTable;
   payment_request_parts: PaymentRequestPartsTable;
+  pos_apps: PosAppsTable;
+  pos_items: PosItemsTable;
+  pos_charges: PosChargesTable;
 }
 
 /** A Greenfield API key: hashed, for one store (a wallet), with BTCPay permission strings (JSON array). */
@@ -958,5 +961,63 @@ export interface PaymentRequestPartsTable {
   payment_id: bigint;
   request_row_id: bigint;
   amount: string;
+  created_at: bigint;
+}
+
+/** A point of sale app (migration 0028): a wallet's counter page at `/pos/<public_id>`. */
+export interface PosAppsTable {
+  id: Generated<bigint>;
+  /** Unguessable: the page's link is its only key. */
+  public_id: string;
+  /** Greenfield's appId (not a key: invoice metadata carries it as BTCPay's orderId `pos-app_<app_id>`). */
+  app_id: string;
+  wallet_id: bigint;
+  /** The merchant's name for it (BTCPay's appName). */
+  app_name: string;
+  /** What the payer sees. */
+  title: string;
+  description: string | null;
+  currency: string;
+  /** 1: no items, a keypad only. */
+  keypad_only: bigint;
+  /** 1: the cashier may type an amount beside the items. */
+  custom_amount: bigint;
+  /** JSON array of whole percents, such as [5,10,15]; [] offers no preset. */
+  tip_presets: string;
+  /** 1: the payer may type a tip amount. */
+  custom_tip: bigint;
+  default_language: string | null;
+  created_at: bigint;
+  updated_at: bigint;
+  deleted_at: bigint | null;
+}
+
+/** An item of a point of sale app. */
+export interface PosItemsTable {
+  id: Generated<bigint>;
+  app_id: bigint;
+  /** BTCPay's item id (itemCode on the invoice). */
+  item_code: string;
+  position: bigint;
+  name: string;
+  /** Exact decimal string in the app's currency. */
+  price: string;
+  image_url: string | null;
+  description: string | null;
+  /** Units left; null: not counted. */
+  stock: bigint | null;
+}
+
+/** A charge of a point of sale app: its payment and the cart as the server priced it. */
+export interface PosChargesTable {
+  payment_id: bigint;
+  app_id: bigint;
+  cart_json: string;
+  /** The page's language at the charge (the receipt mail's). */
+  language: string | null;
+  /** When the paid payment's items left the stock (once); null before. */
+  stock_applied_at: bigint | null;
+  /** When the payer's receipt mail was queued; null: none asked. */
+  receipt_mail_at: bigint | null;
   created_at: bigint;
 }

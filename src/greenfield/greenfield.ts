@@ -12,6 +12,8 @@ import { GreenfieldKeys } from './api-keys.ts';
 import { GreenfieldInvoices } from './invoices.ts';
 import { GreenfieldReports } from './reports.ts';
 import type { PaymentRequests } from '../payment-requests/payment-requests.ts';
+import type { PosApps } from '../pos/pos-apps.ts';
+import { posInvoiceMetadata } from './apps.ts';
 
 /** Greenfield compatibility services. */
 export interface Greenfield {
@@ -20,6 +22,8 @@ export interface Greenfield {
   reports: GreenfieldReports;
   /** Payment requests (src/requests), answered in BTCPay's payment-request shapes. */
   requests: PaymentRequests;
+  /** Point of sale apps (src/pos), answered in BTCPay's apps shapes. */
+  pos: PosApps;
   /** Whether a currency code has a rate here. */
   isSupportedCurrency(code: string): boolean;
   repo: WalletRepository;
@@ -47,6 +51,7 @@ export interface GreenfieldDeps {
   spending: Spending;
   issuer: AddressIssuer;
   requests: PaymentRequests;
+  pos: PosApps;
 }
 
 /** A chain's sync state as server info reports it. */
@@ -76,11 +81,15 @@ async function chainSync(deps: GreenfieldDeps, mode: string): Promise<ChainSync>
 
 /** Builds the capability. */
 export function createGreenfield(deps: GreenfieldDeps): Greenfield {
+  const invoices = new GreenfieldInvoices(deps);
+  // A point of sale's charge is an invoice of its store, with BTCPay's app metadata (posData, itemCode).
+  deps.pos.onCharge((trx, c) => invoices.recordAppInvoice(trx, c.wallet, c.payment, posInvoiceMetadata(c.view, c.cart, Number(c.payment.created_at))));
   return {
     keys: new GreenfieldKeys(deps.db, deps.clock),
-    invoices: new GreenfieldInvoices(deps),
+    invoices,
     reports: new GreenfieldReports(deps),
     requests: deps.requests,
+    pos: deps.pos,
     isSupportedCurrency: (code) => deps.isSupportedCurrency(code),
     repo: deps.repo,
     config: deps.config,

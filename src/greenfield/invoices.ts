@@ -9,7 +9,7 @@ import type { Clock } from '../core/clock.ts';
 import type { Payments } from '../payments/payments.ts';
 import type { PaymentRow, StoredRequest } from '../payments/payment-record.ts';
 import type { PaymentStatus } from '../core/payment-statuses.ts';
-import { isJsonObject, JsonNumber, type JsonValue } from '../money/exact-json.ts';
+import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from '../money/exact-json.ts';
 import { canonicalJson } from '../money/canonical-json.ts';
 import { compareDecimals, addDecimals, multiplyDecimals } from '../money/decimal.ts';
 import { isEmail } from '../wallets/field-rules.ts';
@@ -165,6 +165,49 @@ export class GreenfieldInvoices {
     service.watchCreated(wallet.id, wallet.mode, created.address);
     const view = await this.viewOf(created.invoice, created.row, wallet, created.address.address);
     return this.json(view);
+  }
+
+  /**
+   * Makes a payment created elsewhere (a point of sale's charge, in its creating transaction) a Greenfield invoice
+   * of its store, with BTCPay's app metadata: listed, read and announced (InvoiceCreated, then the status events) as
+   * any invoice. The checkout is the store's default; the expiry is the payment's own rate guarantee.
+   */
+  async recordAppInvoice(trx: Trx, wallet: WalletRow, payment: PaymentRow, metadata: JsonObject): Promise<void> {
+    const created = Number(payment.created_at);
+    const expirationMinutes = Math.max(1, Math.round((Number(payment.expiry_at) - created) / 60_000));
+    const checkout: StoredCheckout = {
+      speedPolicy: speedPolicyOf(Number(wallet.required_confirmations)),
+      expirationMinutes,
+      monitoringMinutes: Math.max(0, Math.round((Number(payment.monitor_until) - Number(payment.expiry_at)) / 60_000)),
+      paymentTolerance: '0',
+      redirectURL: null,
+      redirectAutomatically: false,
+      defaultLanguage: null,
+      requiresRefundEmail: false,
+    };
+    const orderId = typeof metadata.orderId === 'string' ? metadata.orderId : null;
+    const invoice = await trx
+      .insertInto('greenfield_invoices')
+      .values({
+        invoice_id: newInvoiceId(),
+        payment_id: payment.id,
+        wallet_id: wallet.id,
+        store_id: wallet.api_id,
+        order_id: orderId,
+        amount: payment.order_amount,
+        currency: payment.order_currency,
+        metadata_json: canonicalJson(metadata),
+        checkout_json: JSON.stringify(checkout),
+        payment_tolerance: '0',
+        manual_status: null,
+        manual_at: null,
+        created_by_key: null,
+        created_at: BigInt(created),
+        default_language: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    for (const listener of this.createdListeners) await listener(trx, invoice, payment);
   }
 
   private readonly createdListeners: Array<(trx: Trx, invoice: InvoiceRow, payment: PaymentRow) => Promise<void>> = [];

@@ -7,7 +7,8 @@ import { JsonSyntaxError, parseExactJson, type JsonValue } from '../money/exact-
 import { greenfieldAuth, identityOf, requireStorePermission, storePermission } from './auth.ts';
 import { GreenfieldError, storeNotFound, useGreenfieldErrors } from './errors.ts';
 import { DomainError } from '../core/domain-errors.ts';
-import { POLICIES, grants } from './permissions.ts';
+import { POLICIES, grants, type Policy } from './permissions.ts';
+import { POS_APP_SCHEMAS, basicAppJson, posAppJson, readPosAppBody } from './apps.ts';
 import { serverInfoJson, storeJson, storePaymentMethodsJson } from './stores.ts';
 import { keyOfHeader } from './auth.ts';
 import type { Greenfield } from './greenfield.ts';
@@ -253,6 +254,69 @@ export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Pr
       },
     );
 
+    // BTCPay's apps API for point of sale (apps.ts) over src/pos: each charge a payment and an invoice.
+    const APPS = POS_APP_SCHEMAS;
+    type AppParams = { appId: string };
+    // An app-scoped path names no store: the app's store must be the key's, with the policy (else 404 / 403).
+    const appOf = async (request: FastifyRequest, appId: string, policy: Policy) => {
+      const found = await appNotFoundAs404(() => gf.pos.findByAppId(appId));
+      if (identityOf(request).storeId !== found.view.storeId) throw appNotFound();
+      requireStorePermission(request, found.view.storeId, policy);
+      return found;
+    };
+    scope.get<{ Params: StoreParams }>(
+      '/api/v1/stores/:storeId/apps',
+      { schema: { summary: "The store's apps (its points of sale)", tags: TAGS, security: SECURITY, response: { 200: { type: 'array', items: APPS.BasicAppData } } }, preHandler: storePermission(POLICIES.viewStoreSettings) },
+      async (request) => {
+        const wallet = await walletOf(request.params.storeId);
+        return (await gf.pos.list([wallet])).map(basicAppJson);
+      },
+    );
+    scope.post<{ Params: StoreParams; Body: JsonValue }>(
+      '/api/v1/stores/:storeId/apps/pos',
+      {
+        schema: { summary: 'Create a point of sale app', tags: TAGS, security: SECURITY, body: APPS.CreatePointOfSaleAppRequest, response: { 200: APPS.PointOfSaleAppData } },
+        validatorCompiler: () => () => true,
+        preHandler: storePermission(POLICIES.modifyStoreSettings),
+      },
+      async (request) => {
+        const wallet = await walletOf(request.params.storeId);
+        const input = readPosAppBody(request.body, wallet.local_currency.toUpperCase(), hasRate);
+        return posAppJson(await gf.pos.create(wallet, input));
+      },
+    );
+    scope.get<{ Params: AppParams }>(
+      '/api/v1/apps/pos/:appId',
+      { schema: { summary: 'A point of sale app with its items', tags: TAGS, security: SECURITY, response: { 200: APPS.PointOfSaleAppData } } },
+      async (request) => posAppJson((await appOf(request, request.params.appId, POLICIES.viewStoreSettings)).view),
+    );
+    scope.put<{ Params: AppParams; Body: JsonValue }>(
+      '/api/v1/apps/pos/:appId',
+      {
+        schema: { summary: 'Update a point of sale app (its fields and items as given)', tags: TAGS, security: SECURITY, body: APPS.CreatePointOfSaleAppRequest, response: { 200: APPS.PointOfSaleAppData } },
+        validatorCompiler: () => () => true,
+      },
+      async (request) => {
+        const { view, wallet } = await appOf(request, request.params.appId, POLICIES.modifyStoreSettings);
+        const input = readPosAppBody(request.body, wallet.local_currency.toUpperCase(), hasRate);
+        return posAppJson(await gf.pos.update(wallet, view.app.public_id, input));
+      },
+    );
+    scope.get<{ Params: AppParams }>(
+      '/api/v1/apps/:appId',
+      { schema: { summary: "An app's basic data", tags: TAGS, security: SECURITY, response: { 200: APPS.BasicAppData } } },
+      async (request) => basicAppJson((await appOf(request, request.params.appId, POLICIES.viewStoreSettings)).view),
+    );
+    scope.delete<{ Params: AppParams }>(
+      '/api/v1/apps/:appId',
+      { schema: { summary: 'Delete an app (its page stops; its invoices and payments stay)', tags: TAGS, security: SECURITY } },
+      async (request, reply) => {
+        const { view, wallet } = await appOf(request, request.params.appId, POLICIES.modifyStoreSettings);
+        await gf.pos.delete(wallet, view.app.public_id);
+        return reply.status(200).send();
+      },
+    );
+
     // BTCPay's reports (views Payments and Sales) from the ledger; reports.ts reads the body exactly.
     scope.post<{ Params: StoreParams; Body: JsonValue }>(
       '/api/v1/stores/:storeId/reports',
@@ -267,6 +331,18 @@ export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Pr
       },
     );
   });
+}
+
+/** BTCPay's 404 for an app that is unknown or another store's. */
+const appNotFound = () => new GreenfieldError(404, 'app-not-found', 'The app was not found.');
+
+async function appNotFoundAs404<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof DomainError && err.kind === 'not-found') throw appNotFound();
+    throw err;
+  }
 }
 
 /** BTCPay's 404 for a payment request that is unknown or another store's. */

@@ -61,7 +61,7 @@ describe.each(testEngines())('request log redaction on %s', (engine) => {
     await t?.close();
   });
 
-  it('no refund or form token the test created appears anywhere in the log, whatever page, API or spelling carried it', async () => {
+  it('no refund, form or point of sale token the test created appears anywhere in the log, whatever page, API or spelling carried it', async () => {
     const apiId = await addSandboxWallet(t.app, { account_name: 'Log Shop' });
     const made = await t.app.inject({
       method: 'POST',
@@ -106,6 +106,12 @@ describe.each(testEngines())('request log redaction on %s', (engine) => {
       for (const path of ['/form/TOKEN/fields', '/form/TOKEN/refresh']) for (const url of spellings(path, token)) requests.push(['POST', url]);
       requests.push(['POST', `/set_refund_addr?refund_form_token=${token}`]);
     }
+    // A point of sale's page id is its only key: its page, charges, status and receipt paths.
+    const wallet = (await t.ctx.wallets.repo.findByApiId(apiId))!;
+    const pos = await t.ctx.pos.apps.create(wallet, { appName: null, title: 'Log Café', description: null, currency: 'USD', keypadOnly: true, customAmount: false, tipPresets: [], customTip: false, defaultLanguage: null, items: [] });
+    created.push(pos.app.public_id);
+    for (const path of ['/pos/TOKEN', '/pos/TOKEN/charges/pay_unknown']) for (const url of spellings(path, pos.app.public_id)) requests.push(['GET', url], ['HEAD', url]);
+    for (const path of ['/pos/TOKEN/charges', '/pos/TOKEN/charges/pay_unknown/receipt']) for (const url of spellings(path, pos.app.public_id)) requests.push(['POST', url]);
     for (const token of [refund.token, unknownRefund]) {
       for (const url of spellings('/refund/TOKEN', token)) requests.push(['GET', url], ['HEAD', url], ['POST', url]);
       requests.push(['POST', `/set_refund_addr?refund_form_token=${token}`], ['GET', `/refunds?refund_form_token=${token}`]);
@@ -175,7 +181,7 @@ describe('routes declare the secrets their paths carry', () => {
       // Booting is the check (an undeclared one throws); this pins the list so a change to it is seen in review.
       const declared = [...new Set(t.app.logRedaction.secretRoutes().map((r) => r.url))].sort();
       expect(declared).toEqual(
-        ['/form/:form_token', '/form/:form_token/fields', '/form/:form_token/qrcode', '/form/:form_token/refresh', '/form/:form_token/state', '/payment_form/:form_token', '/refund/:token', '/request/:request_id', '/request/:request_id/pay', '/api/v1/pull-payments/:pullPaymentId', '/api/v1/pull-payments/:pullPaymentId/payouts', '/api/v1/pull-payments/:pullPaymentId/payouts/:payoutId'].sort(),
+        ['/api/v1/pull-payments/:pullPaymentId', '/api/v1/pull-payments/:pullPaymentId/payouts', '/api/v1/pull-payments/:pullPaymentId/payouts/:payoutId', '/form/:form_token', '/form/:form_token/fields', '/form/:form_token/qrcode', '/form/:form_token/refresh', '/form/:form_token/state', '/payment_form/:form_token', '/pos/:pos_id', '/pos/:pos_id/charges', '/pos/:pos_id/charges/:reference', '/pos/:pos_id/charges/:reference/receipt', '/refund/:token', '/request/:request_id', '/request/:request_id/pay'].sort(),
       );
     } finally {
       await t.close();

@@ -327,7 +327,9 @@ describe('the merchant console in Chromium', () => {
     await page.waitForSelector('#deliveries');
     expect(await fitsWidth(page)).toBe(true);
     const height = await page.evaluate<number>('document.documentElement.scrollHeight');
-    expect(height, 'the detail page height at 360 px').toBeLessThan(2000);
+    // Cards, not a table squeezed sideways: the page stays short. (2080: eight sections in the nav take three lines
+    // on a phone since the Point of sale page joined them, one line more than before.)
+    expect(height, 'the detail page height at 360 px').toBeLessThan(2080);
     const inView = (selector: string) =>
       page.evaluate<boolean>(
         `(() => { const els = [...document.querySelectorAll(${JSON.stringify(selector)})]; return els.length > 0 && els.every((el) => { const r = el.getBoundingClientRect(); return r.width > 40 && r.height > 0 && r.left >= 0 && r.right <= window.innerWidth; }); })()`,

@@ -382,7 +382,7 @@ export function badRequests(route: Route, fixture: Fixture): fc.Arbitrary<BadReq
 export function shapeOf(path: string): 'greenfield' | 'page' | 'problem' | 'oauth' | 'envelope' {
   // As src/http/error-faces.ts: everything under /api/v1 but payment API v1's /api/v1/payment… is Greenfield's.
   if (/^\/api\/v1(\/(?!payment(\/|\?|$))|\?|$)/.test(path)) return 'greenfield';
-  if (/^\/(pay|form|refund|request|button|console|i)(\/|$|\?)/.test(path) || path.startsWith('/api-keys/authorize')) return 'page';
+  if (/^\/(pay|form|refund|request|button|pos|console|i)(\/|$|\?)/.test(path) || path.startsWith('/api-keys/authorize')) return 'page';
   if (path.startsWith('/api/')) return 'problem';
   if (path.startsWith('/oauth/')) return 'oauth';
   return 'envelope';

@@ -11,7 +11,7 @@ export interface ConsoleAssetUrls {
 }
 
 /** Which section of the navigation a page belongs to. */
-export type Section = 'wallets' | 'orders' | 'requests' | 'buttons' | 'refunds' | 'reports' | 'profile' | 'none';
+export type Section = 'wallets' | 'orders' | 'requests' | 'buttons' | 'pos' | 'refunds' | 'reports' | 'profile' | 'none';
 
 /** What every page shows around its content. */
 export interface Shell {
@@ -29,6 +29,7 @@ const NAV: [Exclude<Section, 'none'>, string, string][] = [
   ['orders', '/console/orders', 'Payments'],
   ['requests', '/console/requests', 'Requests'],
   ['buttons', '/console/buttons', 'Pay buttons'],
+  ['pos', '/console/pos', 'Point of sale'],
   ['refunds', '/console/refunds', 'Refunds'],
   ['reports', '/console/reports', 'Reports'],
   ['profile', '/console/profile', 'Profile'],

@@ -25,6 +25,7 @@ import { payerLanguages } from './0024-payer-languages.ts';
 import { payouts } from './0025-payouts.ts';
 import { paymentRequests } from './0026-payment-requests.ts';
 import { payButtons } from './0027-pay-buttons.ts';
+import { posApps } from './0028-pos-apps.ts';
 
 /** Every migration in order; append only, never edit a released one. */
 export const MIGRATIONS: readonly SatgateMigration[] = [
@@ -54,4 +55,5 @@ export const MIGRATIONS: readonly SatgateMigration[] = [
   payouts,
   paymentRequests,
   payButtons,
+  posApps,
 ];
