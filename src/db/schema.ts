@@ -1015,8 +1015,10 @@ export interface PosChargesTable {
   cart_json: string;
   /** The page's language at the charge (the receipt mail's). */
   language: string | null;
-  /** When the paid payment's items left the stock (once); null before. */
+  /** When the paid payment's items left the stock (once); null before, and again once the chain took the payment back. */
   stock_applied_at: bigint | null;
+  /** What left the stock then, per item code (at most what was left): given back exactly if the chain takes the payment back. */
+  stock_taken_json: string | null;
   /** When the payer's receipt mail was queued; null: none asked. */
   receipt_mail_at: bigint | null;
   created_at: bigint;

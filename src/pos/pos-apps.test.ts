@@ -183,6 +183,29 @@ describe.each(testEngines())('point of sale on regtest on %s', (engine) => {
     });
   }, 120_000);
 
+  it('a paid charge the chain takes back (a double spend mined instead) gives its items back to the stock', async () => {
+    const app = (await gf(t.app, key, 'POST', `/api/v1/stores/${store}/apps/pos`, { ...cafe, items: [{ id: 'jar', title: 'Honey jar', price: '2', inventory: 3 }] })).json();
+    const publicId = await publicIdOf(app.id);
+    const res = await charge(publicId, { lines: [{ code: 'jar', quantity: 2 }] });
+    expect(res.statusCode, res.body).toBe(201);
+    const { reference } = res.json() as { reference: string };
+    const payment = await t.ctx.db.kysely
+      .selectFrom('payments as p')
+      .innerJoin('addresses as a', 'a.id', 'p.address_id')
+      .select(['p.crypto_sats', 'a.address'])
+      .where('p.reference', '=', reference)
+      .executeTakeFirstOrThrow();
+    const { txid } = await node.pay(decodeAddress(payment.address).script, BigInt(payment.crypto_sats));
+    await t.ctx.chains.pollNow();
+    expect(await stock(app.id)).toEqual({ jar: 1 });
+    // The payer's transaction is replaced by a conflicting one, mined: the payment is no longer paid.
+    await node.replaceWithConflict(txid);
+    await t.ctx.chains.pollNow();
+    const after = await t.ctx.db.kysely.selectFrom('payments').select('status').where('reference', '=', reference).executeTakeFirstOrThrow();
+    expect(after.status).not.toMatch(/^(unconfirmed|confirmed)$/);
+    expect(await stock(app.id)).toEqual({ jar: 3 });
+  }, 120_000);
+
   it('sold out items are refused at Charge, and nothing is written', async () => {
     const app = (await gf(t.app, key, 'POST', `/api/v1/stores/${store}/apps/pos`, { ...cafe, items: [{ id: 'last', title: 'Last slice', price: '3', inventory: 0 }, { id: 'two', title: 'Two left', price: '1', inventory: 2 }] })).json();
     const publicId = await publicIdOf(app.id);

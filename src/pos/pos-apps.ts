@@ -228,6 +228,17 @@ export class PosApps {
       .where('c.stock_applied_at', 'is', null)
       .execute();
     for (const row of rows) await applyStock(trx, row, change.now);
+    // The chain is the truth: a paid charge it took back (a reorganisation, a double spend) gives its items back,
+    // and takes them again if it is paid again.
+    const undone = await trx
+      .selectFrom('pos_charges as c')
+      .innerJoin('payments as p', 'p.id', 'c.payment_id')
+      .select(['c.payment_id', 'c.app_id', 'c.stock_taken_json'])
+      .where('p.address_id', 'in', [...change.addressIds])
+      .where('p.status', 'not in', [...PAYMENT_STATUS_GROUPS.paidInFull])
+      .where('c.stock_applied_at', 'is not', null)
+      .execute();
+    for (const row of undone) await restoreStock(trx, row);
   };
 
   private limits(app: PosAppRow, ip: string | null): Limit[] {
@@ -254,17 +265,37 @@ export class PosApps {
 /** The stock decrement of one paid charge, and its mark (so it happens once). */
 async function applyStock(trx: Trx, row: { payment_id: bigint; app_id: bigint; cart_json: string }, now: number): Promise<void> {
   const cart = JSON.parse(row.cart_json) as PricedCart;
+  const taken: Record<string, string> = {};
   for (const line of cart.lines) {
+    const item = await trx.selectFrom('pos_items').select('stock').where('app_id', '=', row.app_id).where('item_code', '=', line.code).executeTakeFirst();
+    if (!item || item.stock === null) continue;
+    // Never below zero (two counters may both have sold the last one): what is taken is at most what was left.
+    const stock = BigInt(item.stock);
     const qty = BigInt(line.quantity);
+    const take = stock < qty ? stock : qty;
+    if (take === 0n) continue;
+    await trx.updateTable('pos_items').set({ stock: sql<bigint>`stock - ${take}` }).where('app_id', '=', row.app_id).where('item_code', '=', line.code).execute();
+    taken[line.code] = (BigInt(taken[line.code] ?? '0') + take).toString();
+  }
+  await trx
+    .updateTable('pos_charges')
+    .set({ stock_applied_at: BigInt(now), stock_taken_json: JSON.stringify(taken) })
+    .where('payment_id', '=', row.payment_id)
+    .execute();
+}
+
+async function restoreStock(trx: Trx, row: { payment_id: bigint; app_id: bigint; stock_taken_json: string | null }): Promise<void> {
+  const taken = JSON.parse(row.stock_taken_json ?? '{}') as Record<string, string>;
+  for (const [code, amount] of Object.entries(taken)) {
     await trx
       .updateTable('pos_items')
-      .set({ stock: sql<bigint>`case when stock >= ${qty} then stock - ${qty} else 0 end` })
+      .set({ stock: sql<bigint>`stock + ${BigInt(amount)}` })
       .where('app_id', '=', row.app_id)
-      .where('item_code', '=', line.code)
+      .where('item_code', '=', code)
       .where('stock', 'is not', null)
       .execute();
   }
-  await trx.updateTable('pos_charges').set({ stock_applied_at: BigInt(now) }).where('payment_id', '=', row.payment_id).execute();
+  await trx.updateTable('pos_charges').set({ stock_applied_at: null, stock_taken_json: null }).where('payment_id', '=', row.payment_id).execute();
 }
 
 /** The app as pricing reads it. */

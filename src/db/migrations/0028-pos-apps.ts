@@ -48,6 +48,7 @@ export const posApps: SatgateMigration = {
       .addColumn('cart_json', 'text', (c) => c.notNull())
       .addColumn('language', 'text')
       .addColumn('stock_applied_at', 'bigint')
+      .addColumn('stock_taken_json', 'text')
       .addColumn('receipt_mail_at', 'bigint')
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .execute();
