@@ -2,9 +2,11 @@
 // Vendors the store-integration parts of BTCPay Server's OpenAPI documents into
 // test/support/fixtures/btcpay-greenfield-openapi.json, for src/greenfield/openapi-client.test.ts.
 // Usage: node tools/vendor-btcpay-openapi.mjs <git dir of a btcpayserver/btcpayserver clone>
-// Two generations: 2.x (the last commit before BTCPay added storeId-less routes, #7313) and 1.x (tag v1.13.7, the
-// OnChain/{cryptoCode} paths). Each keeps the paths of the files below, and the components they reference
-// (resolved across every swagger.template*.json of that commit). Nothing else is changed.
+// Three generations: 2.x (the last commit before BTCPay added storeId-less routes, #7313), 1.x (tag v1.13.7, the
+// OnChain/{cryptoCode} paths) and "storeId-less" (master, 2026-07-23: the operations of /api/v1/invoices/{id}…,
+// /api/v1/payment-requests/{id}…, /api/v1/pull-payments/{id} and /api/v1/payouts/{id}… that 2.x does not have,
+// from #7313 and #7433). Each keeps the paths of the files below (storeId-less: only those operations), and the
+// components they reference (resolved across every swagger.template*.json of that commit). Nothing else is changed.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -20,7 +22,15 @@ const GENERATIONS = {
     files: ['health', 'invoices', 'payment-requests', 'pull-payments', 'stores-payment-methods', 'stores-wallet.on-chain', 'webhooks'],
   },
   '1.x': { commit: '3a7aafa216f7b9e0e2a916f82f4fa30a6061f849', at: 'tag v1.13.7', files: ['stores-payment-methods', 'stores-payment-methods.on-chain', 'stores-wallet.on-chain'] },
+  'storeId-less': {
+    commit: '03345c2886a58ea4d2f603cb6554b2e3f5d690a4',
+    at: 'master, 2026-07-23: after ad6fa344 (#7313, storeId-less invoices, payment requests, pull payments) and b0999177 (#7433, /api/v1/payouts/{payoutId})',
+    files: ['invoices', 'payment-requests', 'pull-payments'],
+    // Only the operations at a path without {storeId} that 2.x does not have.
+    only: (path, method, earlier) => !path.includes('{storeId}') && earlier['2.x'].paths[path]?.[method] === undefined,
+  },
 };
+const METHODS = ['get', 'post', 'put', 'delete', 'patch'];
 
 const git = (...args) => execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
 const out = {
@@ -40,6 +50,12 @@ for (const [name, gen] of Object.entries(GENERATIONS)) {
   }
   const paths = {};
   for (const f of gen.files) Object.assign(paths, JSON.parse(git('show', `${gen.commit}:${DIR}/swagger.template.${f}.json`)).paths);
+  if (gen.only) {
+    for (const [path, item] of Object.entries(paths)) {
+      for (const method of METHODS) if (item[method] !== undefined && !gen.only(path, method, out.generations)) delete item[method];
+      if (!METHODS.some((m) => item[m] !== undefined)) delete paths[path];
+    }
+  }
   // Keep the components reachable from the paths.
   const kept = {};
   const visit = (node) => {

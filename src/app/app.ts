@@ -25,6 +25,7 @@ import { dashboardRoutes } from '../dashboard/routes.ts';
 import { merchantRoutes } from '../dashboard/merchant-routes.ts';
 import { reportRoutes } from '../dashboard/report-routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
+import { consolePayouts } from './console-payouts.ts';
 import { partnerRoutes } from '../partners/routes.ts';
 import { withdrawalRoutes } from '../withdrawals/routes.ts';
 import { greenfieldRoutes } from '../greenfield/routes.ts';
@@ -157,7 +158,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await app.register(async (scope) => dashboardRoutes(scope, ctx.dashboard));
   await app.register(async (scope) => merchantRoutes(scope, { merchant: ctx.merchant, sessions: ctx.dashboard.sessions }));
   await app.register(async (scope) => reportRoutes(scope, { merchant: ctx.merchant, sessions: ctx.dashboard.sessions }));
-  await app.register(async (scope) => consoleRoutes(scope, ctx));
+  await app.register(async (scope) => consoleRoutes(scope, { ...ctx, payouts: consolePayouts(ctx.greenfieldHooks.payoutPsbts) }));
   await app.register(async (scope) => partnerRoutes(scope, ctx.partners));
   await app.register(async (scope) => withdrawalRoutes(scope, { wallets: ctx.partners.wallets, withdrawals: ctx.withdrawals.withdrawals, onConfirmed: ctx.withdrawals.kick }));
   await app.register(async (scope) => greenfieldRoutes(scope, ctx.greenfield));

@@ -29,6 +29,7 @@ import { renderRefunds } from './views/refunds.ts';
 import { renderProfile } from './views/profile.ts';
 import { reportPages } from './report-pages.ts';
 import { requestPages } from './request-pages.ts';
+import { payoutPages, type ConsolePayouts } from './payout-pages.ts';
 import type { PaymentRequests } from '../payment-requests/payment-requests.ts';
 import type { WalletRepository } from '../wallets/wallet-repository.ts';
 
@@ -47,6 +48,8 @@ export interface ConsoleContext {
   /** Point of sale apps (defined and listed on the Point of sale page). */
   pos: Pick<Pos, 'apps'>;
   wallets: { repo: WalletRepository };
+  /** Watch-only wallets' approved Greenfield payouts, paid by a PSBT (the Payouts page). */
+  payouts: ConsolePayouts;
 }
 
 /** Sessions asked for with "keep me signed in". */
@@ -75,6 +78,7 @@ const OK_MESSAGES: Record<string, string> = {
   profile_saved: 'Profile saved.',
   redelivered: 'The notification is queued again and leaves within seconds.',
   broadcast: 'Signed refund transaction checked and broadcast.',
+  payouts_broadcast: 'Signed payout transaction checked and broadcast.',
   button_created: 'Pay button created: paste its HTML into your page.',
 };
 
@@ -356,6 +360,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
     });
 
     reportPages(scope, { merchant: ctx.merchant, session, base: (request) => base(request), html, secure });
+    payoutPages(scope, { merchant: ctx.merchant, psbts: ctx.payouts, repo: ctx.wallets.repo, session, base, html, secure, field });
     requestPages(scope, { merchant: ctx.merchant, requests: ctx.paymentRequests, repo: ctx.wallets.repo, publicUrl, session, base: (request) => base(request), html, secure, field });
     posPages(scope, { merchant: ctx.merchant, pos: ctx.pos.apps, repo: ctx.wallets.repo, publicUrl, session, base: (request) => base(request), html, secure, field });
 

@@ -90,7 +90,8 @@ export class GreenfieldPayoutPsbts {
     return wallet;
   }
 
-  private due(walletId: bigint) {
+  /** Approved payouts of the wallet no transaction pays yet, oldest first (what the PSBT pays; the console lists them). */
+  due(walletId: bigint) {
     return dueOf(this.deps.db, walletId);
   }
 }

@@ -12,6 +12,7 @@ import type { GreenfieldKeys } from './api-keys.ts';
 import type { GreenfieldPayouts } from './payouts.ts';
 import type { GreenfieldPayoutPsbts } from './payout-psbt.ts';
 import { payoutPsbtRoutes } from './payout-psbt-routes.ts';
+import { found, storelessAliases } from './storeless-routes.ts';
 import { ApproveBody, PayoutBody, PayoutData, PullPaymentData, StorePayoutBody } from './webhook-schemas.ts';
 
 const STORE_TAGS = ['Greenfield'];
@@ -34,6 +35,11 @@ export async function greenfieldPayoutRoutes(app: FastifyInstance, ctx: { keys: 
   app.addHook('preHandler', greenfieldAuth(ctx.keys));
   noStore(app);
   payoutPsbtRoutes(app, ctx.psbts);
+  // BTCPay's DELETE /api/v1/pull-payments/{id} and /api/v1/payouts/{payoutId}…: aliases of the store routes below.
+  const aliases = storelessAliases(app, {
+    pullPaymentId: async (who, id) => (await payouts.listPulls(who.walletId, true)).some((p) => p.id === id),
+    payoutId: (who, id) => found(() => payouts.getPayout({ walletId: who.walletId }, id)),
+  });
   const storeParams = Type.Object({ storeId: id(200) });
   const pullParams = Type.Object({ storeId: id(200), pullPaymentId: id(64) });
   const payoutParams = Type.Object({ storeId: id(200), payoutId: id(64) });
@@ -149,6 +155,7 @@ export async function greenfieldPayoutRoutes(app: FastifyInstance, ctx: { keys: 
       return reply.status(200).send();
     },
   );
+  aliases.register();
 }
 
 /** The payee's routes (no key). */

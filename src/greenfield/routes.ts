@@ -20,6 +20,7 @@ import { renderNotFoundPage } from '../pages/payment-page.ts';
 import { PAGE_SECURITY_HEADERS } from '../pages/page-headers.ts';
 import { greenfieldHealthRoute } from './health.ts';
 import { storeWalletRoutes } from './store-wallet-routes.ts';
+import { found, storelessAliases } from './storeless-routes.ts';
 
 const TAGS = ['Greenfield'];
 const SECURITY = [{ greenfieldToken: [] }];
@@ -74,6 +75,12 @@ export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Pr
       if (!wallet) throw storeNotFound();
       return wallet;
     };
+
+    // BTCPay's /api/v1/invoices/{id}… and /api/v1/payment-requests/{id}…: aliases of the store routes below.
+    const aliases = storelessAliases(scope, {
+      invoiceId: (who, id) => found(() => gf.invoices.get(who.storeId, id)),
+      paymentRequestId: async (who, id) => found(async () => gf.requests.get(await walletOf(who.storeId), id)),
+    });
 
     // Archive, the payment method on both generations and the store wallet (store-wallet-routes.ts).
     await storeWalletRoutes(scope, gf, walletOf);
@@ -330,6 +337,7 @@ export async function greenfieldRoutes(app: FastifyInstance, gf: Greenfield): Pr
         return gf.reports.report(wallet, gf.reports.read(request.body));
       },
     );
+    aliases.register();
   });
 }
 

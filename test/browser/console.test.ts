@@ -3,7 +3,9 @@
 // is created from the command line (the operator's `satgate client create`, then operation 26 over HTTP), turns
 // confirmed in the list without a reload, its detail shows transitions and deliveries, a webhook is redelivered, a
 // refund of the overpaid part is requested and shows Processing after the payer sets an address. A form posted from
-// another origin is refused; merchant B cannot open merchant A's payment by URL. axe-core finds no serious
+// another origin is refused; merchant B cannot open merchant A's payment by URL. A watch-only wallet's approved
+// Greenfield payout is paid from the Payouts page at 360 px: the PSBT downloaded, a wrong text refused on the page,
+// the signed PSBT uploaded as a file, broadcast. axe-core finds no serious
 // violation on any page; every page is photographed at phone and desktop sizes under test-results/console/.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFile } from 'node:child_process';
@@ -27,6 +29,12 @@ import { satsFromBtc } from '../../src/money/money.ts';
 import { CONSOLE_CSP } from '../../src/console/console-headers.ts';
 import { enqueueNotifications } from '../../src/notify/outbox.ts';
 import { fitsWidth, launchChromium, markDocument, RESULTS_DIR, stillMarked, watchPage } from './chromium.ts';
+import { Transaction } from '@scure/btc-signer';
+import { accountNodeFromMnemonic, generateNewWallet } from '../../src/bitcoin/new-wallet.ts';
+import { gf, greenfieldKey } from '../support/greenfield.ts';
+import { payWallet } from '../support/refund-fixtures.ts';
+import { login } from '../support/dashboard.ts';
+import { POLICIES } from '../../src/greenfield/permissions.ts';
 
 const run = promisify(execFile);
 const SATGATE_BIN = fileURLToPath(new URL('../../bin/satgate.js', import.meta.url));
@@ -327,9 +335,9 @@ describe('the merchant console in Chromium', () => {
     await page.waitForSelector('#deliveries');
     expect(await fitsWidth(page)).toBe(true);
     const height = await page.evaluate<number>('document.documentElement.scrollHeight');
-    // Cards, not a table squeezed sideways: the page stays short. (2080: eight sections in the nav take three lines
-    // on a phone since the Point of sale page joined them, one line more than before.)
-    expect(height, 'the detail page height at 360 px').toBeLessThan(2080);
+    // Cards, not a table squeezed sideways: the page stays short. (2160: nine sections in the nav (Point of sale and
+    // Payouts joined them) wrap it to two more rows on a phone than before.)
+    expect(height, 'the detail page height at 360 px').toBeLessThan(2160);
     const inView = (selector: string) =>
       page.evaluate<boolean>(
         `(() => { const els = [...document.querySelectorAll(${JSON.stringify(selector)})]; return els.length > 0 && els.every((el) => { const r = el.getBoundingClientRect(); return r.width > 40 && r.height > 0 && r.left >= 0 && r.right <= window.innerWidth; }); })()`,
@@ -380,6 +388,57 @@ describe('the merchant console in Chromium', () => {
     expect(await b.content()).not.toContain(payment.payment_reference);
     await check(b, 'not-found');
     await other.close();
+    await context.close();
+  });
+
+  it('pays a watch-only wallet’s approved payouts: downloads the PSBT, uploads the signed file, broadcasts', async () => {
+    const context = await browser.newContext({ viewport: PHONE, acceptDownloads: true });
+    // A new merchant, signed in through the API (the pages' sign-in is walked through above).
+    const token = await login(t.app, t.ctx.db, 'merchant-payouts@shop.example', {}, '198.51.100.7');
+    await context.addCookies([{ name: 'satgate_console', value: token, url: `${origin}/console/` }]);
+    const page = await context.newPage();
+    await page.goto(`${origin}/console/wallets`);
+    const { mnemonic, accountKey } = generateNewWallet(true);
+    await page.getByLabel(/Extended public key/).fill(accountKey);
+    await page.getByRole('button', { name: 'Add wallet' }).click();
+    await page.waitForSelector('.flash.ok');
+    const wallet = (await t.ctx.wallets.repo.findByPub(accountKey))!;
+    await payWallet(t.ctx, node, wallet, [400_000n]);
+    const key = await greenfieldKey(t.ctx, wallet.api_id, [POLICIES.managePullPayments]);
+    const pull = (await gf(t.app, key, 'POST', `/api/v1/stores/${wallet.api_id}/pull-payments`, { name: 'Affiliates', amount: '0.01', currency: 'BTC' })).json() as { id: string };
+    const to = addressForPublicKey(secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true), 'p2wpkh', 'regtest');
+    const payout = (await gf(t.app, null, 'POST', `/api/v1/pull-payments/${pull.id}/payouts`, { destination: to, amount: '0.0012', payoutMethodId: 'BTC-CHAIN' })).json() as { id: string };
+    expect((await gf(t.app, key, 'POST', `/api/v1/payouts/${payout.id}`, { revision: 0 })).statusCode).toBe(200);
+
+    await page.getByRole('link', { name: 'Payouts' }).click();
+    await page.waitForSelector(`tr[data-payout="${payout.id}"]`);
+    expect(await page.locator(`tr[data-payout="${payout.id}"]`).innerText()).toContain('0.0012 testBTC');
+    expect(await fitsWidth(page)).toBe(true);
+    await check(page, 'payouts');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download PSBT' }).click()]);
+    expect(download.suggestedFilename()).toBe(`payouts-${wallet.api_id}.psbt`);
+    const unsigned = readFileSync((await download.path())!);
+    const account = accountNodeFromMnemonic(mnemonic, true);
+    const tx = Transaction.fromPSBT(unsigned, { allowLegacyWitnessUtxo: true });
+    for (let i = 0; i < tx.inputsLength; i++) {
+      const path = tx.getInput(i).bip32Derivation![0]![1].path;
+      tx.signIdx(account.deriveChild(path.at(-2)!).deriveChild(path.at(-1)!).privateKey!, i);
+    }
+    // A wrong text first: refused on the page with its reason, the payout still listed.
+    await page.getByLabel(/^Signed PSBT \(base64/).fill('not a psbt');
+    await page.getByRole('button', { name: 'Check and broadcast' }).click();
+    await page.waitForSelector('.flash.error');
+    expect(await page.locator(`tr[data-payout="${payout.id}"]`).count()).toBe(1);
+    await check(page, 'payouts-refused');
+    // The signed PSBT as a binary file: console.js fills the box with its base64.
+    await page.setInputFiles('#payout-file-0', { name: 'signed.psbt', mimeType: 'application/octet-stream', buffer: Buffer.from(tx.toPSBT(0)) });
+    await eventually(async () => ((await page.locator('#payout-signed-0').inputValue()).startsWith('cHNidP') ? true : undefined), 5_000, 'the box filled from the file');
+    await page.getByRole('button', { name: 'Check and broadcast' }).click();
+    await page.waitForSelector('.flash.ok');
+    expect(await page.locator('.flash.ok').innerText()).toContain('Signed payout transaction checked and broadcast.');
+    expect(await page.locator(`tr[data-payout="${payout.id}"]`).count()).toBe(0);
+    expect(((await gf(t.app, key, 'GET', `/api/v1/payouts/${payout.id}`)).json() as { state: string }).state).toBe('InProgress');
     await context.close();
   });
 });

@@ -46,7 +46,7 @@ const SERVER_ANSWERS: Record<string, Record<string, Schema>> = {
   OnChainPaymentMethodBaseData: { derivationScheme: { type: 'string', nullable: true }, label: { type: 'string', nullable: true }, accountKeyPath: { type: 'string', nullable: true } },
 };
 
-/** The vendored document's generations ("2.x", "1.x"), with the corrections above applied. */
+/** The vendored document's generations ("2.x", "1.x", "storeId-less"), with the corrections above applied. */
 export function loadGenerations(): Record<string, Generation> {
   const gens = (JSON.parse(readFileSync(FIXTURE, 'utf8')) as { generations: Record<string, Generation> }).generations;
   for (const gen of Object.values(gens)) {

@@ -11,7 +11,7 @@ export interface ConsoleAssetUrls {
 }
 
 /** Which section of the navigation a page belongs to. */
-export type Section = 'wallets' | 'orders' | 'requests' | 'buttons' | 'pos' | 'refunds' | 'reports' | 'profile' | 'none';
+export type Section = 'wallets' | 'orders' | 'requests' | 'buttons' | 'pos' | 'refunds' | 'payouts' | 'reports' | 'profile' | 'none';
 
 /** What every page shows around its content. */
 export interface Shell {
@@ -31,6 +31,7 @@ const NAV: [Exclude<Section, 'none'>, string, string][] = [
   ['buttons', '/console/buttons', 'Pay buttons'],
   ['pos', '/console/pos', 'Point of sale'],
   ['refunds', '/console/refunds', 'Refunds'],
+  ['payouts', '/console/payouts', 'Payouts'],
   ['reports', '/console/reports', 'Reports'],
   ['profile', '/console/profile', 'Profile'],
 ];
