@@ -3,15 +3,16 @@
 // (a few hot: open orders; some warm: paid or expired in the last days; the rest cold). Measured at the
 // server: requests per hour at rest, and during a run of payments the extra requests per payment; measured
 // at satgate: detection latency of payments to hot addresses (payment in the node's mempool → its verified
-// record committed), p50/p95. Twice: polling only, and with mempool.space's websocket pushing hot addresses.
+// record committed), p50/p95. Polling only with one server and with BENCH_LIGHT_SERVERS (default 3) servers
+// (issue 38: requests per server per hour), and with mempool.space's websocket pushing hot addresses.
 // The defaults are satgate's (1 s polls, 5 requests/s with bursts of 20, tip cached 10 s, warm every 10th
 // poll, one cold address per poll).
 // Run: npm run bench:light   (env: BENCH_LIGHT_ADDRESSES=10000, BENCH_LIGHT_HOT=20, BENCH_LIGHT_WARM=200,
-//   BENCH_LIGHT_REST_S=60, BENCH_LIGHT_PAYMENTS=15, BENCH_LIGHT_POLL_MS=1000, BENCH_LIGHT_RPS=5)
+//   BENCH_LIGHT_REST_S=60, BENCH_LIGHT_PAYMENTS=15, BENCH_LIGHT_POLL_MS=1000, BENCH_LIGHT_RPS=5, BENCH_LIGHT_SERVERS=3)
 import { cpus, totalmem } from 'node:os';
 import pino from 'pino';
 import { startRegtestNode, type RegtestNode } from '../src/devchain/regtest-node.ts';
-import { startEsploraTestServer } from '../test/support/esplora-test-server.ts';
+import { startEsploraTestServer, type EsploraTestServer } from '../test/support/esplora-test-server.ts';
 import { createTestDb } from '../test/support/test-db.ts';
 import { ChainService } from '../src/chain/chain-service.ts';
 import { WalletRepository, type WalletRow } from '../src/wallets/wallet-repository.ts';
@@ -29,6 +30,7 @@ const REST_S = env('BENCH_LIGHT_REST_S', 60);
 const PAYMENTS = env('BENCH_LIGHT_PAYMENTS', 15);
 const POLL_MS = env('BENCH_LIGHT_POLL_MS', 1000);
 const RPS = env('BENCH_LIGHT_RPS', 5);
+const SERVERS = env('BENCH_LIGHT_SERVERS', 3);
 const COLD = TOTAL - HOT - WARM;
 const DAY = 86_400_000;
 const log = pino({ level: 'silent' });
@@ -43,6 +45,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 interface Result {
   mode: string;
   restPerHour: number;
+  /** At rest, each server's requests per hour. */
+  perServerPerHour: number[];
   perPayment: number;
   txRequestsPerPayment: number;
   readyS: number;
@@ -53,8 +57,14 @@ interface Result {
   tracked: number;
 }
 
-async function run(node: RegtestNode, push: boolean): Promise<Result> {
-  const esplora = await startEsploraTestServer(node);
+async function run(node: RegtestNode, push: boolean, servers = 1): Promise<Result> {
+  const all: EsploraTestServer[] = [];
+  for (let i = 0; i < servers; i++) all.push(await startEsploraTestServer(node));
+  const esplora = all[0]!;
+  const requests = () => all.map((s) => s.throttle.requests);
+  // Several servers: where each server's request log stands, and what all of them were asked since.
+  const mark = () => all.map((s) => s.paths.length);
+  const since = (from: number[], to = mark()) => all.flatMap((s, i) => s.paths.slice(from[i], to[i]));
   const testDb = await createTestDb('sqlite');
   const repo = new WalletRepository(testDb.db);
   const { api_id } = await registerWallet(
@@ -82,6 +92,7 @@ async function run(node: RegtestNode, push: boolean): Promise<Result> {
   await chains.configure({
     test: {
       esploraUrl: esplora.url,
+      ...(servers > 1 ? { extraServers: all.slice(1).map((s) => s.url) } : {}),
       budget: { ratePerSecond: RPS, burst: RPS * 4 },
       network: 'regtest',
       ...(push ? { esploraWsUrl: esplora.ws.url } : {}),
@@ -107,10 +118,11 @@ async function run(node: RegtestNode, push: boolean): Promise<Result> {
     await sleep(3000);
 
     // At rest: no payment, count what reaches the server.
-    const restStart = esplora.throttle.requests;
+    const restStart = requests();
     const restT0 = performance.now();
     await sleep(REST_S * 1000);
-    const restReqs = esplora.throttle.requests - restStart;
+    const restEach = requests().map((n, i) => n - restStart[i]!);
+    const restReqs = restEach.reduce((a, b) => a + b, 0);
     const restMs = performance.now() - restT0;
     const restRate = restReqs / restMs; // per ms
 
@@ -118,14 +130,14 @@ async function run(node: RegtestNode, push: boolean): Promise<Result> {
     // its address's history from payment to detection and from the block to its confirmation, and those
     // naming its txid (raw transaction, Merkle proof).
     const latencies: number[] = [];
-    const pathsBefore = esplora.paths.length;
+    const pathsBefore = mark();
     const txids: string[] = [];
-    const histories = (sha: string, from: number, to: number) => esplora.paths.slice(from, to).filter((p) => p === `/scripthash/${sha}/txs`).length;
+    const histories = (sha: string, from: number[], to: number[]) => since(from, to).filter((p) => p === `/scripthash/${sha}/txs`).length;
     let historyAsks = 0;
     for (let i = 0; i < Math.min(PAYMENTS, hot.length); i++) {
       await sleep(Math.random() * 2 * POLL_MS);
       const target = hot[i]!;
-      const payIdx = esplora.paths.length;
+      const payIdx = mark();
       const paid = await node.pay(target.script, 20_000n + BigInt(i));
       const sent = performance.now();
       txids.push(paid.txid);
@@ -133,22 +145,23 @@ async function run(node: RegtestNode, push: boolean): Promise<Result> {
       while (!detectedAt.has(target.id) && Date.now() < end) await sleep(5);
       const at = detectedAt.get(target.id);
       if (at !== undefined) latencies.push(Math.max(0, at - sent));
-      historyAsks += histories(scriptSha(target.script), payIdx, esplora.paths.length);
+      historyAsks += histories(scriptSha(target.script), payIdx, mark());
     }
     // Their confirmation: one block, until each is recorded mined.
     detectedAt.clear();
-    const mineIdx = esplora.paths.length;
+    const mineIdx = mark();
     await node.mine(1);
     const end = Date.now() + 300_000;
     while (hot.slice(0, PAYMENTS).some((h) => !detectedAt.has(h.id)) && Date.now() < end) await sleep(20);
-    for (const h of hot.slice(0, PAYMENTS)) historyAsks += histories(scriptSha(h.script), mineIdx, esplora.paths.length);
+    for (const h of hot.slice(0, PAYMENTS)) historyAsks += histories(scriptSha(h.script), mineIdx, mark());
     const paid = latencies.length;
-    const txPaths = esplora.paths.slice(pathsBefore).filter((p) => txids.some((t) => p.includes(t))).length;
+    const txPaths = since(pathsBefore).filter((p) => txids.some((t) => p.includes(t))).length;
     latencies.sort((a, b) => a - b);
     const h = watcher.health() as { push?: { tracked: number } };
     return {
-      mode: push ? 'polling + websocket push' : 'polling only',
+      mode: push ? 'polling + websocket push' : `polling only, ${servers} server${servers > 1 ? 's' : ''}`,
       restPerHour: Math.round(restRate * 3_600_000),
+      perServerPerHour: restEach.map((n) => Math.round((n / restMs) * 3_600_000)),
       perPayment: paid > 0 ? (historyAsks + txPaths) / paid : Number.NaN,
       txRequestsPerPayment: paid > 0 ? txPaths / paid : Number.NaN,
       readyS,
@@ -160,7 +173,7 @@ async function run(node: RegtestNode, push: boolean): Promise<Result> {
     };
   } finally {
     await chains.close();
-    await esplora.close();
+    for (const s of all) await s.close();
     await testDb.dispose();
   }
 }
@@ -174,17 +187,19 @@ console.log(
 const node = await startRegtestNode();
 const results: Result[] = [];
 try {
-  for (const push of [false, true]) results.push(await run(node, push));
+  results.push(await run(node, false, 1));
+  if (SERVERS > 1) results.push(await run(node, false, SERVERS));
+  results.push(await run(node, true, 1));
 } finally {
   await node.stop();
 }
 const ms = (v: number) => (Number.isNaN(v) ? 'n/a' : `${Math.round(v)} ms`);
 console.log('');
-console.log('| mode | requests/hour at rest | requests per payment (of which txid) | detection p50 | p95 | max | detected | initial sync |');
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('| mode | requests/hour at rest | per server | requests per payment (of which txid) | detection p50 | p95 | max | detected | initial sync |');
+console.log('|---|---|---|---|---|---|---|---|---|');
 for (const r of results) {
   console.log(
-    `| ${r.mode}${r.tracked ? ` (${r.tracked} tracked)` : ''} | ${r.restPerHour.toLocaleString('en-US')} | ${r.perPayment.toFixed(1)} (${r.txRequestsPerPayment.toFixed(1)}) | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.max)} | ${r.detected}/${PAYMENTS} | ${r.readyS.toFixed(0)} s |`,
+    `| ${r.mode}${r.tracked ? ` (${r.tracked} tracked)` : ''} | ${r.restPerHour.toLocaleString('en-US')} | ${r.perServerPerHour.map((n) => n.toLocaleString('en-US')).join(' / ')} | ${r.perPayment.toFixed(1)} (${r.txRequestsPerPayment.toFixed(1)}) | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.max)} | ${r.detected}/${PAYMENTS} | ${r.readyS.toFixed(0)} s |`,
   );
 }
 process.exit(0);

@@ -33,6 +33,13 @@ export interface LightOptions {
   /** Warm addresses every N polls, cold ones per poll. */
   warmEvery?: number;
   coldPerPoll?: number;
+  /**
+   * The other servers of a comma-separated list, of the same kind, after the first (which the kind's URL
+   * field holds); absent for one server. Several servers are followed as one (light/server-pool.ts).
+   */
+  extraServers?: string[];
+  /** Histories of hot addresses are cross-checked by this many servers in turn (default 2; SATGATE_LIGHT_QUORUM). */
+  quorum?: number;
 }
 
 /** An Electrum server (SATGATE_*_ELECTRUM_URL). */

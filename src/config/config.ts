@@ -1,9 +1,13 @@
 import { resolve } from 'node:path';
 import { isIP } from 'node:net';
 import { PROVIDER_NAMES } from './rate-provider-names.ts';
-import { parseElectrumUrl } from './electrum-url.ts';
 import { parseZmqUrl } from './zmq-url.ts';
 import type { ChainEndpoint, ChainEndpoints } from './chain-endpoint.ts';
+import { parseServerList, type ServerListKind } from './server-list.ts';
+import { pickPublicServers } from './public-electrum-servers.ts';
+
+/** Public servers followed with SATGATE_LIVE_LIGHT=public: four operators, each history cross-checked by two. */
+const PUBLIC_PICK = 4;
 import { devChainInstalled } from './chain-source.ts';
 
 /** Test networks a sandbox node may run on. */
@@ -146,21 +150,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const masterKeyFile = resolve(str('SATGATE_MASTER_KEY_FILE') ?? `${dataDir}/master.key`);
   const liveRpcUrl = url('SATGATE_LIVE_RPC_URL', ['http:', 'https:']);
   const testRpcUrl = url('SATGATE_TEST_RPC_URL', ['http:', 'https:']);
-  const electrumUrl = (name: string): string | null => {
+  // One URL or a comma-separated list of one kind (config/server-list.ts); each item is checked.
+  const serverList = (name: string, kind: ServerListKind): string[] | null => {
     const v = str(name);
     if (v === null) return null;
-    try {
-      parseElectrumUrl(v);
-      return v;
-    } catch (err) {
-      problems.push(`${name}: ${(err as Error).message}`);
-      return null;
-    }
+    const list = parseServerList(name, v, kind);
+    problems.push(...list.problems);
+    return list.problems.length === 0 && list.urls.length > 0 ? list.urls : null;
   };
-  const liveElectrumUrl = electrumUrl('SATGATE_LIVE_ELECTRUM_URL');
-  const liveEsploraUrl = url('SATGATE_LIVE_ESPLORA_URL', ['http:', 'https:']);
-  const testElectrumUrl = electrumUrl('SATGATE_TEST_ELECTRUM_URL');
-  const testEsploraUrl = url('SATGATE_TEST_ESPLORA_URL', ['http:', 'https:']);
+  // SATGATE_LIVE_LIGHT=public: several public Electrum servers over TLS, from different operators, picked at start.
+  const liveLight = str('SATGATE_LIVE_LIGHT');
+  if (liveLight !== null && liveLight !== 'public') problems.push(`SATGATE_LIVE_LIGHT=${JSON.stringify(liveLight)} must be "public" (several public Electrum servers)`);
+  const liveElectrumUrls = liveLight === 'public' ? pickPublicServers(PUBLIC_PICK) : serverList('SATGATE_LIVE_ELECTRUM_URL', 'electrum');
+  const liveEsploraUrls = serverList('SATGATE_LIVE_ESPLORA_URL', 'esplora');
+  const testElectrumUrls = serverList('SATGATE_TEST_ELECTRUM_URL', 'electrum');
+  const testEsploraUrls = serverList('SATGATE_TEST_ESPLORA_URL', 'esplora');
+  const liveElectrumUrl = liveElectrumUrls?.[0] ?? null;
+  const liveEsploraUrl = liveEsploraUrls?.[0] ?? null;
+  const testElectrumUrl = testElectrumUrls?.[0] ?? null;
+  const testEsploraUrl = testEsploraUrls?.[0] ?? null;
   const liveEsploraWsUrl = url('SATGATE_LIVE_ESPLORA_WS_URL', ['ws:', 'wss:']);
   const testEsploraWsUrl = url('SATGATE_TEST_ESPLORA_WS_URL', ['ws:', 'wss:']);
   // The websocket only adds pushes to an Esplora source; alone it is no chain source.
@@ -168,7 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (testEsploraWsUrl !== null && testEsploraUrl === null) problems.push('SATGATE_TEST_ESPLORA_WS_URL needs SATGATE_TEST_ESPLORA_URL (the API it pushes for)');
   // Exactly one source per network: two would be two truths.
   for (const [net, names] of [
-    ['mainnet', ['SATGATE_LIVE_RPC_URL', 'SATGATE_LIVE_ELECTRUM_URL', 'SATGATE_LIVE_ESPLORA_URL']],
+    ['mainnet', ['SATGATE_LIVE_RPC_URL', 'SATGATE_LIVE_ELECTRUM_URL', 'SATGATE_LIVE_ESPLORA_URL', 'SATGATE_LIVE_LIGHT']],
     ['the test network', ['SATGATE_TEST_RPC_URL', 'SATGATE_TEST_ELECTRUM_URL', 'SATGATE_TEST_ESPLORA_URL']],
   ] as const) {
     const set = names.filter((n) => str(n) !== null);
@@ -279,14 +287,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const lightMaxRps = int('SATGATE_LIGHT_MAX_RPS', 5, 1, 10_000);
   const light = { proxy, tipCacheMs: esploraTipCacheMs, budget: { ratePerSecond: lightMaxRps, burst: lightMaxRps * 4 } };
   // At most one of the URLs is set (checked above): one entry per source kind.
-  const endpoint = (rpcUrl: string | null, zmqUrl: string | null, electrumUrl: string | null, esploraUrl: string | null, esploraWsUrl: string | null): ChainEndpoint | null => {
+  const quorumRaw = str('SATGATE_LIGHT_QUORUM');
+  const quorum = int('SATGATE_LIGHT_QUORUM', 2, 1, 100);
+  for (const [name, urls] of [['SATGATE_LIVE_ELECTRUM_URL', liveElectrumUrls], ['SATGATE_LIVE_ESPLORA_URL', liveEsploraUrls], ['SATGATE_TEST_ELECTRUM_URL', testElectrumUrls], ['SATGATE_TEST_ESPLORA_URL', testEsploraUrls]] as const) {
+    if (quorumRaw !== null && urls && urls.length > 1 && quorum > urls.length) problems.push(`SATGATE_LIGHT_QUORUM=${quorum} asks more servers than ${name} lists (${urls.length})`);
+  }
+  const more = (urls: string[] | null) => (urls && urls.length > 1 ? { extraServers: urls.slice(1), quorum: Math.min(quorum, urls.length) } : {});
+  const endpoint = (rpcUrl: string | null, zmqUrl: string | null, electrumUrls: string[] | null, esploraUrls: string[] | null, esploraWsUrl: string | null): ChainEndpoint | null => {
     if (rpcUrl) return { rpcUrl, zmqUrl };
-    if (electrumUrl) return { electrumUrl, ...light };
-    if (esploraUrl) return { esploraUrl, ...light, ...(esploraWsUrl ? { esploraWsUrl, wsMaxAddresses: esploraWsMaxAddresses } : {}) };
+    if (electrumUrls) return { electrumUrl: electrumUrls[0]!, ...more(electrumUrls), ...light };
+    if (esploraUrls) return { esploraUrl: esploraUrls[0]!, ...more(esploraUrls), ...light, ...(esploraWsUrl ? { esploraWsUrl, wsMaxAddresses: esploraWsMaxAddresses } : {}) };
     return null;
   };
-  const live = endpoint(liveRpcUrl, liveZmqUrl, liveElectrumUrl, liveEsploraUrl, liveEsploraWsUrl);
-  const test = endpoint(testRpcUrl, testZmqUrl, testElectrumUrl, testEsploraUrl, testEsploraWsUrl);
+  const live = endpoint(liveRpcUrl, liveZmqUrl, liveElectrumUrls, liveEsploraUrls, liveEsploraWsUrl);
+  const test = endpoint(testRpcUrl, testZmqUrl, testElectrumUrls, testEsploraUrls, testEsploraWsUrl);
 
   const config: Config = {
     port,

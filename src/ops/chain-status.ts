@@ -110,8 +110,10 @@ export async function statusFromDatabase(config: Config, url: string): Promise<S
     else if (electrum) configured.push({ chain, network, source: 'electrum', sourceUrl: withoutCredentials(electrum) });
     else if (esplora) configured.push({ chain, network, source: 'esplora', sourceUrl: withoutCredentials(esplora) });
   };
+  // Several light servers are shown as their list (each without credentials).
+  const list = (first: string, more: string[] | undefined) => [first, ...(more ?? [])].map(withoutCredentials).join(',');
   const urls = (e: ChainEndpoint | undefined) =>
-    [e && 'rpcUrl' in e ? e.rpcUrl : null, e && 'electrumUrl' in e ? e.electrumUrl : null, e && 'esploraUrl' in e ? e.esploraUrl : null] as const;
+    [e && 'rpcUrl' in e ? e.rpcUrl : null, e && 'electrumUrl' in e ? list(e.electrumUrl, e.extraServers) : null, e && 'esploraUrl' in e ? list(e.esploraUrl, e.extraServers) : null] as const;
   pick('live', 'mainnet', ...urls(config.chains.live));
   pick('test', config.testNetwork, ...urls(config.chains.test));
   if (config.devChain) configured.push({ chain: 'test', network: 'regtest', source: 'devchain', sourceUrl: null });

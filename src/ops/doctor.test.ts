@@ -116,6 +116,22 @@ describe('satgate doctor', () => {
     }
   });
 
+  it('several Electrum servers: each is reported on its own, one stuck behind the tip as lagging, one unreachable as failing', async () => {
+    const base = await setUp();
+    delete base.SATGATE_TEST_RPC_URL;
+    const servers = [await startElectrumTestServer(node), await startElectrumTestServer(node)];
+    try {
+      servers[1]!.lies.stuckAt = (await node.height()) - 1;
+      const findings = await runDoctor({ ...base, SATGATE_TEST_ELECTRUM_URL: `${servers[0]!.url},${servers[1]!.url},tcp://127.0.0.1:${await freePort()}` });
+      const { 'chain test': _single, ...rest } = ALL_OK;
+      expect(verdicts(findings)).toEqual({ ...rest, 'chain test server 1/3': 'ok', 'chain test server 2/3': 'warn', 'chain test server 3/3': 'fail' });
+      expect(findings.find((f) => f.check === 'chain test server 2/3')!.detail).toMatch(/lagging: 1 block\(s\) behind the best tip/);
+      expect(findings.find((f) => f.check === 'chain test server 3/3')!.detail).toContain('Electrum server unreachable');
+    } finally {
+      for (const s of servers) await s.close();
+    }
+  });
+
   it('an unreachable light server: the chain check fails', async () => {
     const base = await setUp();
     delete base.SATGATE_TEST_RPC_URL;

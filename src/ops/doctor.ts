@@ -139,10 +139,14 @@ async function checkChains(config: Config, now: number): Promise<Finding[]> {
   if (live && 'rpcUrl' in live) sources.push({ mode: 'live', url: live.rpcUrl, expected: CHAIN_NAMES.live! });
   if (test && 'rpcUrl' in test) sources.push({ mode: 'test', url: test.rpcUrl, expected: CHAIN_NAMES[config.testNetwork]! });
   const light: LightProbe[] = [];
-  if (live && 'electrumUrl' in live) light.push({ mode: 'live', kind: 'electrum', url: live.electrumUrl, network: 'mainnet', proxy: live.proxy ?? null });
-  if (live && 'esploraUrl' in live) light.push({ mode: 'live', kind: 'esplora', url: live.esploraUrl, network: 'mainnet', proxy: null });
-  if (test && 'electrumUrl' in test) light.push({ mode: 'test', kind: 'electrum', url: test.electrumUrl, network: config.testNetwork, proxy: test.proxy ?? null });
-  if (test && 'esploraUrl' in test) light.push({ mode: 'test', kind: 'esplora', url: test.esploraUrl, network: config.testNetwork, proxy: null });
+  // Each server of a comma-separated list is probed and reported on its own.
+  const servers = (e: { extraServers?: string[] }, first: string) => [first, ...(e.extraServers ?? [])];
+  const add = (mode: 'live' | 'test', kind: LightProbe['kind'], urls: string[], network: Network, proxy: string | null) =>
+    urls.forEach((url, i) => light.push({ mode, kind, url, network, proxy, ...(urls.length > 1 ? { index: i + 1, of: urls.length } : {}) }));
+  if (live && 'electrumUrl' in live) add('live', 'electrum', servers(live, live.electrumUrl), 'mainnet', live.proxy ?? null);
+  if (live && 'esploraUrl' in live) add('live', 'esplora', servers(live, live.esploraUrl), 'mainnet', null);
+  if (test && 'electrumUrl' in test) add('test', 'electrum', servers(test, test.electrumUrl), config.testNetwork, test.proxy ?? null);
+  if (test && 'esploraUrl' in test) add('test', 'esplora', servers(test, test.esploraUrl), config.testNetwork, null);
   if (sources.length === 0 && light.length === 0) {
     return [
       devChainInstalled()
@@ -151,7 +155,7 @@ async function checkChains(config: Config, now: number): Promise<Finding[]> {
     ];
   }
   const out: Finding[] = [];
-  for (const s of light) out.push(await checkLightSource(config, s));
+  out.push(...(await checkLightServers(config, light)));
   for (const s of sources) {
     const check = `chain ${s.mode}`;
     const rpc = new RpcClient({ url: s.url, timeoutMs: PROBE_TIMEOUT_MS, retries: 0 });
@@ -184,10 +188,28 @@ interface LightProbe {
   url: string;
   network: Network;
   proxy: string | null;
+  /** Its place in a list of several servers (each reported on its own, as `chain test server 2/3`). */
+  index?: number;
+  of?: number;
 }
 
-async function checkLightSource(config: Config, s: LightProbe): Promise<Finding> {
-  const check = `chain ${s.mode}`;
+/** Every server probed at once; of several, one behind the best tip is reported as lagging. */
+async function checkLightServers(config: Config, probes: LightProbe[]): Promise<Finding[]> {
+  const results = await Promise.all(probes.map((p) => checkLightSource(config, p)));
+  for (const mode of ['live', 'test'] as const) {
+    const mine = results.filter((_, i) => probes[i]!.mode === mode && probes[i]!.of !== undefined);
+    const best = Math.max(-1, ...mine.map((r) => r.tip ?? -1));
+    for (const r of mine) {
+      if (r.tip !== undefined && r.tip < best && r.finding.verdict === 'ok') {
+        r.finding = { ...r.finding, verdict: 'warn', detail: `${r.finding.detail}; lagging: ${best - r.tip} block(s) behind the best tip ${best} of the other servers (asked no histories until it catches up)` };
+      }
+    }
+  }
+  return results.map((r) => r.finding);
+}
+
+async function checkLightSource(config: Config, s: LightProbe): Promise<{ finding: Finding; tip?: number }> {
+  const check = s.of === undefined ? `chain ${s.mode}` : `chain ${s.mode} server ${s.index}/${s.of}`;
   const label = s.kind === 'electrum' ? 'Electrum server' : 'Esplora API';
   let backend: LightBackend | undefined;
   try {
@@ -208,14 +230,20 @@ async function checkLightSource(config: Config, s: LightProbe): Promise<Finding>
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS).unref()),
     ]);
     if (answer.matches === false) {
-      return { check, verdict: 'fail', detail: `the ${label} at ${backend.url} serves another network: its block ${checkpoint.height} is not ${s.network}'s` };
+      return { finding: { check, verdict: 'fail', detail: `the ${label} at ${backend.url} serves another network: its block ${checkpoint.height} is not ${s.network}'s` } };
     }
     if (answer.matches === null) {
-      return { check, verdict: 'warn', detail: `the ${label} at ${backend.url} is at height ${answer.tip}, below ${s.network}'s checkpoint ${checkpoint.height}: still syncing?` };
+      return { finding: { check, verdict: 'warn', detail: `the ${label} at ${backend.url} is at height ${answer.tip}, below ${s.network}'s checkpoint ${checkpoint.height}: still syncing?` } };
     }
-    return { check, verdict: 'ok', detail: `${label} at ${backend.url}: ${s.network} at height ${answer.tip} (headers and Merkle proofs are verified while running; see /health)` };
+    const running = s.of === undefined ? 'see /health' : 'omissions, lagging and throttling seen while running: /health servers and /metrics';
+    const detail = `${label} at ${backend.url}: ${s.network} at height ${answer.tip} (headers and Merkle proofs are verified while running; ${running})`;
+    return { finding: { check, verdict: 'ok', detail }, tip: answer.tip };
   } catch (err) {
-    return { check, verdict: 'fail', detail: `${label} unreachable: ${err instanceof Error ? err.message : String(err)}` };
+    const message = err instanceof Error ? err.message : String(err);
+    if (/excessive resource usage|429/.test(message)) {
+      return { finding: { check, verdict: 'warn', detail: `${label} at ${s.url} is throttling satgate (${message}); satgate backs off and uses the other servers` } };
+    }
+    return { finding: { check, verdict: 'fail', detail: `${label} unreachable: ${message}` } };
   } finally {
     await backend?.close().catch(() => {});
   }

@@ -44,6 +44,8 @@ export interface ElectrumTestServer {
   dropConnections(): void;
   /** Methods called, in order, for assertions. */
   calls: string[];
+  /** The script hash of every `blockchain.scripthash.subscribe` call, in order. */
+  scriptAsks: string[];
   /** The (start, count) of every `blockchain.block.headers` call, in order. */
   headerRequests: Array<{ start: number; count: number }>;
   close(): Promise<void>;
@@ -60,6 +62,7 @@ export async function startElectrumTestServer(
   const sessions = new Set<Session>();
   const calls: string[] = [];
   const headerRequests: Array<{ start: number; count: number }> = [];
+  const scriptAsks: string[] = [];
   const phantoms = new Map<string, { tx: RawTx; kind: 'phantom' | 'badpow' }>();
 
   const phantomFor = (kind: 'phantom' | 'badpow', script: Uint8Array, value: bigint): RawTx => {
@@ -74,12 +77,14 @@ export async function startElectrumTestServer(
     const tx = phantomFor('badpow', lies.badPowBlock.script, lies.badPowBlock.value);
     return headerFailingPow(tip.hash, tx.txid, tip.time + 1, tip.bits);
   };
-  const claimedTip = () => index.tipHeight() + (lies.badPowBlock ? 1 : 0);
-  const headerAt = (h: number): Uint8Array | undefined => (h === index.tipHeight() + 1 ? (badPowHeader() ?? undefined) : index.block(h)?.header);
+  const claimedTip = () => Math.min(lies.stuckAt ?? Infinity, index.tipHeight() + (lies.badPowBlock ? 1 : 0));
+  const headerAt = (h: number): Uint8Array | undefined =>
+    h > (lies.stuckAt ?? Infinity) ? undefined : h === index.tipHeight() + 1 ? (badPowHeader() ?? undefined) : index.block(h)?.header;
 
   const historyOf = (shReversed: string): HistoryItem[] => {
     const sha = Buffer.from(shReversed, 'hex').reverse().toString('hex');
-    const items = index.history(sha);
+    if (lies.hideHistoryOf && scriptSha(lies.hideHistoryOf) === sha) return [];
+    const items = index.history(sha).filter((i) => i.height <= (lies.stuckAt ?? Infinity));
     if (lies.phantomPayment && scriptSha(lies.phantomPayment.script) === sha) {
       items.push({ txid: phantomFor('phantom', lies.phantomPayment.script, lies.phantomPayment.value).txid, height: index.tipHeight() });
     }
@@ -139,6 +144,7 @@ export async function startElectrumTestServer(
 
   async function handle(session: Session, method: string, params: unknown[]): Promise<unknown> {
     calls.push(method);
+    if (method === 'blockchain.scripthash.subscribe') scriptAsks.push(String(params[0]));
     if (method === 'blockchain.block.headers') headerRequests.push({ start: Number(params[0]), count: Number(params[1]) });
     if (!session.negotiated && method !== 'server.version') {
       // ElectrumX answers anything before version negotiation, but satgate and Electrum always negotiate first.
@@ -284,6 +290,11 @@ export async function startElectrumTestServer(
       return;
     }
     if (!throttle.admit()) {
+      if (throttle.settings?.refuse === 'busy') {
+        // ElectrumX/Fulcrum: the session's cost is spent; the request is refused, the session stays.
+        session.socket.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id ?? null, error: { code: -101, message: 'excessive resource usage' } }) + '\n');
+        return;
+      }
       // Over the limit: a public server drops the session.
       session.socket.destroy();
       return;
@@ -339,6 +350,7 @@ export async function startElectrumTestServer(
     lies,
     throttle,
     calls,
+    scriptAsks,
     headerRequests,
     dropConnections: () => {
       for (const s of sessions) s.socket.destroy();

@@ -143,6 +143,7 @@ export async function startEsploraTestServer(node: RegtestNode, options: Esplora
 
   /** A script's transactions as Esplora lists them: mempool first (newest first), then confirmed newest first. */
   const scriptTxs = (sha: string): { mempool: string[]; chain: string[] } => {
+    if (lies.hideHistoryOf && scriptSha(lies.hideHistoryOf) === sha) return { mempool: [], chain: [] };
     const items = index.history(sha).map((i) => ({ txid: i.txid, height: i.height }));
     const add = (txid: string) => {
       const c = claim(txid);

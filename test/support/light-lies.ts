@@ -14,12 +14,18 @@ export interface LieSettings {
   proofForAnotherTx?: boolean;
   /** After a reorg, transactions of orphaned blocks are still reported at their old heights, with their old proofs. */
   hiddenReorg?: boolean;
+  /** Every transaction of this script is left out of its history (an omission: no proof is needed to stay silent). */
+  hideHistoryOf?: Uint8Array;
+  /** Stuck at this height (a server that stopped syncing): no tip, header or mined transaction above it. */
+  stuckAt?: number;
 }
 
 export interface ThrottleSettings {
   /** Requests allowed per window; more are refused (Esplora: HTTP 429; Electrum: the connection is dropped). */
   requests: number;
   windowMs: number;
+  /** Electrum: how a refusal is answered; `drop` (default) closes the session, `busy` answers JSON-RPC -101. */
+  refuse?: 'drop' | 'busy';
 }
 
 /** A transaction paying `value` to `script` from an input that exists nowhere. */
@@ -61,12 +67,16 @@ export class ServerThrottle {
   private windowStart = Date.now();
   private inWindow = 0;
   settings: ThrottleSettings | null = null;
+  /** When each request came (admitted or refused), and when the first refusal was. */
+  readonly times: number[] = [];
+  firstRefusalAt: number | null = null;
 
   /** Counts a request; false when it is over the limit. */
   admit(): boolean {
     this.requests++;
-    if (!this.settings) return true;
     const now = Date.now();
+    this.times.push(now);
+    if (!this.settings) return true;
     if (now - this.windowStart >= this.settings.windowMs) {
       this.windowStart = now;
       this.inWindow = 0;
@@ -74,6 +84,7 @@ export class ServerThrottle {
     this.inWindow++;
     if (this.inWindow > this.settings.requests) {
       this.refused++;
+      this.firstRefusalAt ??= now;
       return false;
     }
     return true;

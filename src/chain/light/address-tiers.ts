@@ -55,3 +55,20 @@ export async function addressTiers(db: Db, chain: ChainId, now: number, tipHeigh
   for (const u of unsettled) tiers.set(u.address_id, 'hot');
   return tiers;
 }
+
+/**
+ * Addresses of unpaid payments whose monitoring window ends within `withinMs`: with several servers, these are
+ * asked of every healthy one each poll, so one server's omission never lets an order expire (server-pool.ts).
+ */
+export async function closingAddresses(db: Db, chain: ChainId, now: number, withinMs: number): Promise<Set<bigint>> {
+  const rows = await db.kysely
+    .selectFrom('payments')
+    .innerJoin('wallets', 'wallets.id', 'payments.wallet_id')
+    .select('payments.address_id')
+    .where('wallets.mode', '=', chain)
+    .where('payments.status', '=', 'unpaid')
+    .where('payments.monitor_until', '>', BigInt(now))
+    .where('payments.monitor_until', '<=', BigInt(now + withinMs))
+    .execute();
+  return new Set(rows.map((r) => r.address_id));
+}

@@ -2,7 +2,7 @@
 import type { ElectrumSourceEndpoint } from '../../config/chain-endpoint.ts';
 import { btcJsonToSats } from '../rpc-client.ts';
 import type { SourceKind } from '../source-kind.ts';
-import { openLight } from './light-source.ts';
+import { budgetShare, lightBackend, openLight } from './light-source.ts';
 import { parseElectrumUrl } from './electrum-client.ts';
 import { parseProxyUrl } from './socks-proxy.ts';
 import { BackendUnavailableError, type LightBackend, type MerkleProof } from './light-backend.ts';
@@ -115,11 +115,12 @@ export class ElectrumBackend implements LightBackend {
 export const electrumSource: SourceKind<ElectrumSourceEndpoint> = {
   urlField: 'electrumUrl',
   open(endpoint, deps) {
-    const backend = new ElectrumBackend({
-      endpoint: parseElectrumUrl(endpoint.electrumUrl),
-      proxy: endpoint.proxy ? parseProxyUrl(endpoint.proxy) : null,
-      budget: endpoint.budget,
-    });
+    const urls = [endpoint.electrumUrl, ...(endpoint.extraServers ?? [])];
+    const backend = lightBackend(
+      urls.map((url) => new ElectrumBackend({ endpoint: parseElectrumUrl(url), proxy: endpoint.proxy ? parseProxyUrl(endpoint.proxy) : null, budget: budgetShare(endpoint.budget, urls.length) })),
+      deps,
+      endpoint.quorum,
+    );
     return openLight(backend, deps, { warmEvery: endpoint.warmEvery, coldPerPoll: endpoint.coldPerPoll });
   },
 };

@@ -11,6 +11,11 @@ import type { ElectrumEndpoint } from '../../config/electrum-url.ts';
 
 export { parseElectrumUrl, type ElectrumEndpoint } from '../../config/electrum-url.ts';
 
+/** JSON-RPC error -101 or "excessive resource usage": the server's per-session cost limit (ElectrumX, Fulcrum). */
+function isThrottle(err: { code?: number; message?: string }): boolean {
+  return err.code === -101 || (typeof err.message === 'string' && /excessive resource usage/i.test(err.message));
+}
+
 /** The server answered a request with a JSON-RPC error (e.g. unknown transaction). */
 export class ElectrumError extends Error {
   override name = 'ElectrumError';
@@ -225,6 +230,12 @@ export class ElectrumClient extends EventEmitter {
       clearTimeout(p.timer);
       if (m.error) {
         const err = m.error;
+        if (isThrottle(err)) {
+          // ElectrumX/Fulcrum's session cost is spent: back off (exponential, jittered), never retry at once.
+          this.budget.refused();
+          p.reject(new BackendUnavailableError(`${p.method}: ${this.url} refused: excessive resource usage (backing off)`));
+          continue;
+        }
         p.reject(new ElectrumError(p.method, typeof err.code === 'number' ? err.code : 0, typeof err.message === 'string' ? err.message : JSON.stringify(err)));
       } else {
         this.budget.succeeded();

@@ -4,7 +4,7 @@
 import type { EsploraSourceEndpoint } from '../../config/chain-endpoint.ts';
 import type { SourceKind } from '../source-kind.ts';
 import { BackendUnavailableError, type LightBackend, type MerkleProof } from './light-backend.ts';
-import { openLight } from './light-source.ts';
+import { budgetShare, lightBackend, openLight } from './light-source.ts';
 import { MempoolSocket } from './mempool-socket.ts';
 import { RequestBudget, type BudgetOptions } from './request-budget.ts';
 import { esploraScriptHash, orderMempoolEntries, type HistoryEntry } from './script-hash.ts';
@@ -231,7 +231,12 @@ export const esploraSource: SourceKind<EsploraSourceEndpoint> = {
   urlField: 'esploraUrl',
   open(endpoint, deps) {
     if (endpoint.proxy) throw new Error('SATGATE_PROXY is supported for Electrum servers only (see docs/decisions.md)');
-    const backend = new EsploraBackend({ url: endpoint.esploraUrl, budget: endpoint.budget, tipCacheMs: endpoint.tipCacheMs });
+    const urls = [endpoint.esploraUrl, ...(endpoint.extraServers ?? [])];
+    const backend = lightBackend(
+      urls.map((url) => new EsploraBackend({ url, budget: budgetShare(endpoint.budget, urls.length), tipCacheMs: endpoint.tipCacheMs })),
+      deps,
+      endpoint.quorum,
+    );
     const push = endpoint.esploraWsUrl
       ? new MempoolSocket({
           url: endpoint.esploraWsUrl,

@@ -3,6 +3,13 @@
 import type { HistoryEntry } from './script-hash.ts';
 import type { BudgetStats } from './request-budget.ts';
 import type { ChainSourceKind } from '../../config/chain-endpoint.ts';
+import type { MemberHealth } from './pool-member.ts';
+import type { PoolView } from './server-pool.ts';
+
+/** Several servers (server-pool.ts): `everyServer` asks every healthy one now (an order about to expire). */
+export interface HistoryOptions {
+  everyServer?: boolean;
+}
 
 /** A Merkle branch for a transaction in the block at `height`. */
 export interface MerkleProof {
@@ -23,7 +30,7 @@ export interface LightBackend {
    * A script's history: mined by height (block order), then unconfirmed. `known` is the status (Electrum)
    * the caller last processed; the backend answers `unchanged` when the server's status still matches.
    */
-  history(script: Uint8Array, known?: string | null): Promise<{ status: string | null; entries: HistoryEntry[] } | 'unchanged'>;
+  history(script: Uint8Array, known?: string | null, opts?: HistoryOptions): Promise<{ status: string | null; entries: HistoryEntry[] } | 'unchanged'>;
   /** The serialized transaction, or null when the server does not know it. */
   rawTransaction(txid: string): Promise<Uint8Array | null>;
   merkleProof(txid: string, height: number): Promise<MerkleProof>;
@@ -36,6 +43,12 @@ export interface LightBackend {
   /** Forgets a cached tip so the next question asks the server (a pushed block). */
   refreshTip?(): void;
   budget(): BudgetStats;
+  /** Several servers (server-pool.ts): given the watcher's verified view, to judge lagging and omissions. */
+  observe?(view: PoolView): void;
+  /** Several servers: each one's health, for /health, /metrics and `satgate doctor`. */
+  servers?(): MemberHealth[];
+  /** Several servers: after a rollback, the servers' earlier answers are forgotten. */
+  forgetHistories?(): void;
   /** Connection state for /health. */
   connected(): boolean;
   close(): Promise<void>;

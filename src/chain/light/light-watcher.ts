@@ -91,9 +91,17 @@ export class LightWatcher implements ChainFollower {
       lies: this.lies,
       stopped,
       answered,
-      rolledBack: () => this.scripts.forgetStatuses(),
+      rolledBack: () => {
+        this.scripts.forgetStatuses();
+        backend.forgetHistories?.();
+      },
     });
     this.headers = this.headerSync.headers;
+    backend.observe?.({
+      hashAt: (height) => this.headers.at(height)?.hash,
+      tipHeight: () => this.headers.tip()?.height ?? null,
+      isMined: async (txid) => (await store.txState(txid))?.state === 'block',
+    });
     this.pushed = new PushedAddresses({
       watched,
       store,
@@ -251,6 +259,7 @@ export class LightWatcher implements ChainFollower {
       requestsLastMinute: budget.requestsLastMinute,
       refusals: budget.refusals,
       connected: this.opts.backend.connected(),
+      ...(this.opts.backend.servers ? { servers: this.opts.backend.servers() } : {}),
       ...(this.opts.push ? { push: { url: this.opts.push.url, ...this.opts.push.stats() } } : {}),
       lastPollAt: this.lastPollAt,
       polls: this.polls,

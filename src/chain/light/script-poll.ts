@@ -7,7 +7,7 @@ import type { Db } from '../../db/database.ts';
 import type { ChainStore } from '../chain-store.ts';
 import type { ChangeFeed } from '../change-feed.ts';
 import type { WatchedSet } from '../watched-set.ts';
-import { addressTiers, type Tier } from './address-tiers.ts';
+import { addressTiers, closingAddresses, type Tier } from './address-tiers.ts';
 import type { HeaderChain } from './header-chain.ts';
 import type { HistoryVerifier } from './history-verifier.ts';
 import type { LightBackend } from './light-backend.ts';
@@ -31,6 +31,8 @@ export interface ScriptPollDeps {
   warmEvery?: number;
   /** Cold addresses asked about per poll, in a rolling sweep (default 1). */
   coldPerPoll?: number;
+  /** Several servers: an unpaid order's address is asked of every healthy server when its window ends within this (default 2 min). */
+  closingMs?: number;
   stopped(): boolean;
   /** The server answered (for the stall clock in /health). */
   answered(): void;
@@ -88,11 +90,13 @@ export class ScriptPoll {
     due.push(...cold.slice(this.coldCursor, this.coldCursor + perPoll));
     this.coldCursor += perPoll;
     this.sweep = { hot, warm, cold: cold.length, swept: Math.min(this.coldCursor, cold.length) };
-    await this.ask(due);
+    // Several servers: an order about to expire is checked against every healthy one, not one in turn.
+    const closing = this.deps.backend.servers ? await closingAddresses(this.deps.db, store.chain, this.deps.clock(), this.deps.closingMs ?? 120_000) : undefined;
+    await this.ask(due, closing);
   }
 
   /** Asks the server about these scripts, records what verifies, and withdraws what vanished from them. */
-  private async ask(due: bigint[]): Promise<void> {
+  private async ask(due: bigint[], closing?: Set<bigint>): Promise<void> {
     const { watched, backend, pushed } = this.deps;
     const listed = new Set<string>();
     const checked = new Set<bigint>();
@@ -111,7 +115,7 @@ export class ScriptPoll {
       else break;
       const script = watched.scriptsById.get(id)!;
       const known = this.statuses.has(id) ? this.statuses.get(id) : undefined;
-      const answer = await backend.history(script, known);
+      const answer = await backend.history(script, known, closing?.has(id) ? { everyServer: true } : undefined);
       this.deps.answered();
       let entries: HistoryEntry[];
       if (answer === 'unchanged') entries = this.histories.get(id) ?? [];
