@@ -25,6 +25,8 @@ import { dashboardRoutes } from '../dashboard/routes.ts';
 import { merchantRoutes } from '../dashboard/merchant-routes.ts';
 import { reportRoutes } from '../dashboard/report-routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
+import { memberRoutes } from '../dashboard/member-routes.ts';
+import { Teams } from '../teams/teams.ts';
 import { consolePayouts } from './console-payouts.ts';
 import { partnerRoutes } from '../partners/routes.ts';
 import { withdrawalRoutes } from '../withdrawals/routes.ts';
@@ -156,9 +158,11 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await app.register(async (scope) => rateRoutes(scope, ctx));
   await app.register(async (scope) => refundRoutes(scope, ctx));
   await app.register(async (scope) => dashboardRoutes(scope, ctx.dashboard));
-  await app.register(async (scope) => merchantRoutes(scope, { merchant: ctx.merchant, sessions: ctx.dashboard.sessions }));
-  await app.register(async (scope) => reportRoutes(scope, { merchant: ctx.merchant, sessions: ctx.dashboard.sessions }));
-  await app.register(async (scope) => consoleRoutes(scope, { ...ctx, payouts: consolePayouts(ctx.greenfieldHooks.payoutPsbts) }));
+  const teams = new Teams(ctx.db, ctx.clock);
+  await app.register(async (scope) => merchantRoutes(scope, { merchant: ctx.merchant, sessions: ctx.dashboard.sessions, teams }));
+  await app.register(async (scope) => reportRoutes(scope, { merchant: ctx.merchant, sessions: ctx.dashboard.sessions, teams }));
+  await app.register(async (scope) => memberRoutes(scope, { merchant: ctx.merchant, sessions: ctx.dashboard.sessions, teams }));
+  await app.register(async (scope) => consoleRoutes(scope, { ...ctx, teams, payouts: consolePayouts(ctx.greenfieldHooks.payoutPsbts) }));
   await app.register(async (scope) => partnerRoutes(scope, ctx.partners));
   await app.register(async (scope) => withdrawalRoutes(scope, { wallets: ctx.partners.wallets, withdrawals: ctx.withdrawals.withdrawals, onConfirmed: ctx.withdrawals.kick }));
   await app.register(async (scope) => greenfieldRoutes(scope, ctx.greenfield));
@@ -166,6 +170,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
     authorizeRoutes(scope, {
       dashboard: ctx.dashboard,
       keys: ctx.greenfield.keys,
+      teams,
       publicUrl: ctx.config.publicUrl,
       csrfKey: ctx.masterKey.deriveKey('greenfield-authorize-csrf'),
     }),

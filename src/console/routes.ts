@@ -18,6 +18,7 @@ import { renderButtons } from './views/buttons.ts';
 import type { CurrencyCatalog } from '../rates/currency-catalog.ts';
 import { CONSOLE_HEADERS } from './console-headers.ts';
 import { consoleFace, messageOf, refusalStatus } from './error-page.ts';
+import { refusal } from '../teams/permissions.ts';
 import { CONSOLE_ASSET_PREFIX, loadConsoleAssets } from './console-assets.ts';
 import { clearedCookieHeader, CSRF_FIELD, CsrfTokens, overHttps, sameOrigin, sessionCookie, sessionCookieHeader } from './console-security.ts';
 import { consolePage, when, type Shell } from './views/layout.ts';
@@ -32,6 +33,8 @@ import { requestPages } from './request-pages.ts';
 import { payoutPages, type ConsolePayouts } from './payout-pages.ts';
 import type { PaymentRequests } from '../payment-requests/payment-requests.ts';
 import type { WalletRepository } from '../wallets/wallet-repository.ts';
+import type { Teams } from '../teams/teams.ts';
+import { memberPages } from './member-pages.ts';
 
 /** What the console needs from the app context. */
 export interface ConsoleContext {
@@ -50,6 +53,8 @@ export interface ConsoleContext {
   wallets: { repo: WalletRepository };
   /** Watch-only wallets' approved Greenfield payouts, paid by a PSBT (the Payouts page). */
   payouts: ConsolePayouts;
+  /** Store teams: every signed-in route is judged by the member's role (src/teams/route-actions.ts). */
+  teams: Teams;
 }
 
 /** Sessions asked for with "keep me signed in". */
@@ -80,6 +85,7 @@ const OK_MESSAGES: Record<string, string> = {
   broadcast: 'Signed refund transaction checked and broadcast.',
   payouts_broadcast: 'Signed payout transaction checked and broadcast.',
   button_created: 'Pay button created: paste its HTML into your page.',
+  members_saved: 'Members saved.',
 };
 
 /** Registers the console. */
@@ -180,6 +186,18 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
     return secure(reply).header('set-cookie', sessionCookieHeader(token, seconds, cookieSecure(request))).redirect('/console/wallets', 303);
   });
 
+  /** Where the guard finds the wallet of an order or a point of sale (null: not the member's, or unknown). */
+  const walletResolvers = (s: DashboardSession) => ({
+    order: async (request: FastifyRequest) => {
+      const p = request.params as { kind?: string; id?: string };
+      return ctx.merchant.order(s, p.kind ?? '', p.id ?? '').then((o) => o.api_id, (err: unknown) => (err instanceof DomainError ? null : Promise.reject(err)));
+    },
+    pos: async (request: FastifyRequest) => {
+      const id = field(request.body, 'pos_id') ?? '';
+      return ctx.pos.apps.find(id).then((f) => f.wallet.api_id, (err: unknown) => (err instanceof DomainError ? null : Promise.reject(err)));
+    },
+  });
+
   // ---- Everything else needs a session ----
   await app.register(async (scope) => {
     scope.addHook('preHandler', async (request, reply) => {
@@ -194,6 +212,12 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
       if (request.method === 'POST' && !csrf.check(check.session.token, field(request.body, CSRF_FIELD))) {
         request.log.warn('console refused a POST without the session CSRF token');
         return html(reply, 403, consolePage({ title: 'Refused', assets: assets.urls, user: null, section: 'none', flash: { kind: 'error', text: 'The form was out of date or not from this console; reload the page and try again.' } }, ''));
+      }
+      const verdict = await ctx.teams.judge(request, check.session.profileId, walletResolvers(check.session));
+      if (verdict !== 'allowed') {
+        const text = verdict === 'missing' ? 'This page has no entry in the permission table.' : refusal(verdict).message;
+        const user = { email: check.session.email, csrf: csrf.forSession(check.session.token) };
+        return html(reply, 403, consolePage({ title: 'Refused', assets: assets.urls, user, section: 'none', flash: { kind: 'error', text } }, '<p><a href="/console/">Back to the console</a></p>'));
       }
     });
     const session = (request: FastifyRequest) => request.consoleSession!;
@@ -362,6 +386,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
     reportPages(scope, { merchant: ctx.merchant, session, base: (request) => base(request), html, secure });
     payoutPages(scope, { merchant: ctx.merchant, psbts: ctx.payouts, repo: ctx.wallets.repo, session, base, html, secure, field });
     requestPages(scope, { merchant: ctx.merchant, requests: ctx.paymentRequests, repo: ctx.wallets.repo, publicUrl, session, base: (request) => base(request), html, secure, field });
+    memberPages(scope, { merchant: ctx.merchant, teams: ctx.teams, session, base, html, secure, field });
     posPages(scope, { merchant: ctx.merchant, pos: ctx.pos.apps, repo: ctx.wallets.repo, publicUrl, session, base: (request) => base(request), html, secure, field });
 
     // Profile

@@ -4,6 +4,7 @@ import type { Database, WalletsTable } from '../db/schema.ts';
 import { DomainError } from '../core/domain-errors.ts';
 import { recordAudit } from '../security/audit.ts';
 import { ensureProfile, loginEmail } from './profiles.ts';
+import { addOwner } from '../teams/members.ts';
 
 type WalletRow = Selectable<WalletsTable>;
 
@@ -58,7 +59,7 @@ export function accountOf(w: WalletRow): Account {
   };
 }
 
-/** Associates a wallet with a profile (idempotent); returns false when it already was. */
+/** Associates a wallet with a profile (idempotent), the profile an Owner of it (src/teams); returns false when it already was. */
 export async function associate(
   trx: Transaction<Database>,
   profileId: bigint,
@@ -71,6 +72,7 @@ export async function associate(
     .values({ profile_id: profileId, wallet_id: walletId, via, created_at: BigInt(now) })
     .onConflict((oc) => oc.columns(['profile_id', 'wallet_id']).doNothing())
     .executeTakeFirst();
+  await addOwner(trx, walletId, profileId, now);
   return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 

@@ -7,6 +7,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ok } from '../http/envelope.ts';
 import { dashboardAuth, requireDashboardSession } from '../http/dashboard-auth.ts';
 import { useStrictSchemas } from '../http/strict-schema.ts';
+import type { Teams } from '../teams/teams.ts';
+import { teamGuard } from './team-guard.ts';
 import type { SessionVerifier } from './sessions.ts';
 import type { Merchant } from './merchant.ts';
 import { ORDER_KINDS, ORDER_LIST_STATUSES } from './merchant-orders.ts';
@@ -56,10 +58,11 @@ const OrdersQuery = Type.Object(
 const RedeliverBody = Type.Object({ event_id: Type.String({ minLength: 1, maxLength: 100 }), auth_token: Text(200, 'the session token') }, { additionalProperties: false });
 
 /** Registers the merchant views of the dashboard API under /dashboard/. */
-export async function merchantRoutes(app: FastifyInstance, ctx: { merchant: Merchant; sessions: SessionVerifier }): Promise<void> {
+export async function merchantRoutes(app: FastifyInstance, ctx: { merchant: Merchant; sessions: SessionVerifier; teams: Teams }): Promise<void> {
   useStrictSchemas(app);
   const { merchant } = ctx;
   app.addHook('preValidation', dashboardAuth(app, ctx.sessions));
+  app.addHook('preHandler', teamGuard(ctx.teams, ctx.merchant));
 
   app.get('/dashboard/wallets', { schema: { summary: "The profile's wallets with settings and balances (BTC and local currency at the current rate)", tags, security } }, async (request) =>
     ok({ wallets: await merchant.wallets(requireDashboardSession(request)) }),

@@ -6,6 +6,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ok } from '../http/envelope.ts';
 import { dashboardAuth, requireDashboardSession } from '../http/dashboard-auth.ts';
 import { useStrictSchemas } from '../http/strict-schema.ts';
+import type { Teams } from '../teams/teams.ts';
+import { teamGuard } from './team-guard.ts';
 import { LEDGER_COLUMNS } from '../reports/ledger.ts';
 import { ledgerLines, summarize, SUMMARY_COLUMNS } from '../reports/exports.ts';
 import type { SessionVerifier } from './sessions.ts';
@@ -36,9 +38,10 @@ const SummaryQuery = Type.Object(
 );
 
 /** Registers the report routes under /dashboard/wallets/:api_id/reports/. */
-export async function reportRoutes(app: FastifyInstance, ctx: { merchant: Merchant; sessions: SessionVerifier }): Promise<void> {
+export async function reportRoutes(app: FastifyInstance, ctx: { merchant: Merchant; sessions: SessionVerifier; teams: Teams }): Promise<void> {
   useStrictSchemas(app);
   app.addHook('preValidation', dashboardAuth(app, ctx.sessions));
+  app.addHook('preHandler', teamGuard(ctx.teams, ctx.merchant));
 
   app.get<{ Params: Static<typeof Params>; Querystring: Static<typeof LedgerQuery> }>(
     '/dashboard/wallets/:api_id/reports/ledger',

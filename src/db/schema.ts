@@ -730,6 +730,15 @@ export interface ProfileWalletsTable {
   created_at: bigint;
 }
 
+/** A wallet's member and role (0029, src/teams/members.ts). */
+export interface WalletMembersTable {
+  wallet_id: bigint;
+  profile_id: bigint;
+  role: string;
+  added_by: bigint | null;
+  created_at: bigint;
+}
+
 export interface RateLimitBucketsTable {
   key: string;
   touched_at: bigint;
@@ -860,6 +869,7 @@ export interface Database {
   login_failures: LoginFailuresTable;
   dashboard_sessions: DashboardSessionsTable;
   profile_wallets: ProfileWalletsTable;
+  wallet_members: WalletMembersTable;
   rate_limit_buckets: RateLimitBucketsTable;
   rate_limit_events: RateLimitEventsTable;
   audit_events: AuditEventsTable;

@@ -16,6 +16,8 @@ import { sameOrigin as consoleSameOrigin } from '../console/console-security.ts'
 import type { Dashboard } from '../dashboard/dashboard.ts';
 import type { GreenfieldKeys } from './api-keys.ts';
 import { isKnownPolicy, parsePermission } from './permissions.ts';
+import type { Teams } from '../teams/teams.ts';
+import { may, mayGrant } from '../teams/permissions.ts';
 import {
   badRequestPage,
   codeStep,
@@ -38,6 +40,8 @@ const TAGS = ['Greenfield'];
 export interface AuthorizeDeps {
   dashboard: Dashboard;
   keys: GreenfieldKeys;
+  /** Store teams: the signed-in member's role must allow managing keys and every permission granted. */
+  teams: Pick<Teams, 'role'>;
   publicUrl: string;
   /** Key for the CSRF tokens (derived from the master key). */
   csrfKey: Buffer;
@@ -192,6 +196,11 @@ export async function authorizeRoutes(app: FastifyInstance, deps: AuthorizeDeps)
       .filter((p) => isKnownPolicy(p.policy) && (p.storeId === null || p.storeId === storeId))
       .map((p) => p.policy);
     if (granted.length === 0) return headers(reply.status(400), null).send(badRequestPage('None of the permissions asked for exist on satgate.'));
+    // Store teams: a member creates keys only with their role's permissions (src/teams/permissions.ts).
+    const role = await deps.teams.role(s.profileId, storeId);
+    if (role === null || !may(role, 'manage_keys')) return headers(reply.status(403), null).send(badRequestPage('Refused: your role in this store does not allow creating API keys.'));
+    const beyond = granted.filter((p) => !mayGrant(role, p));
+    if (beyond.length > 0) return headers(reply.status(403), null).send(badRequestPage(`Refused: your role (${role}) does not allow granting ${beyond.join(', ')}.`));
     const userId = `profile-${s.profileId}`;
     const created = await deps.keys.create({ walletId: wallet.id, storeId }, granted, `${req.applicationName} (authorized by ${s.email})`.slice(0, 200), userId);
     if (req.redirect === null) return headers(reply, null).send(shownKeyStep(req, created.apiKey, storeId));

@@ -26,6 +26,7 @@ import { payouts } from './0025-payouts.ts';
 import { paymentRequests } from './0026-payment-requests.ts';
 import { payButtons } from './0027-pay-buttons.ts';
 import { posApps } from './0028-pos-apps.ts';
+import { walletMembers } from './0029-wallet-members.ts';
 
 /** Every migration in order; append only, never edit a released one. */
 export const MIGRATIONS: readonly SatgateMigration[] = [
@@ -56,4 +57,5 @@ export const MIGRATIONS: readonly SatgateMigration[] = [
   paymentRequests,
   payButtons,
   posApps,
+  walletMembers,
 ];

@@ -1,0 +1,205 @@
+// Store teams' matrix on both engines: every role of a wallet's members x every state-changing route of the
+// console, the dashboard API and Greenfield key creation, read from the app's route table (so a new route
+// without an entry in src/teams/route-actions.ts fails here), gets exactly what the permission table says:
+// 403 in the face's shape where the role may not, anything but 403 where it may; 0 escalations.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
+import { testEngines } from '../../test/support/test-db.ts';
+import { writeRatesFile } from '../../test/support/rates-file.ts';
+import { lastLoginMail } from '../../test/support/dashboard.ts';
+import { addSandboxWallet } from '../../test/support/payment-api.ts';
+import { associateByOperator } from '../dashboard/accounts.ts';
+import { POLICIES } from '../greenfield/permissions.ts';
+import { may, mayGrant, ROLES, type Role } from './permissions.ts';
+import { changesState, ROUTE_ACTIONS } from './route-actions.ts';
+
+const DEAD_NODE = { test: { rpcUrl: 'http://127.0.0.1:9', network: 'regtest' as const } };
+const ORIGIN = 'http://console.example';
+const HOST = { host: 'console.example' };
+
+/** Every `METHOD url` of the app's route table (Fastify's printRoutes tree, one method at a time). */
+export function routeTable(app: FastifyInstance): string[] {
+  const out: string[] = [];
+  for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+    const stack: string[] = [];
+    for (const line of app.printRoutes({ method, commonPrefix: false }).split('\n')) {
+      const at = line.indexOf('── ');
+      if (at < 0) continue;
+      const depth = Math.round(at / 4);
+      const m = /^(\S+)(?: \(([^)]*)\))?/.exec(line.slice(at + 3))!;
+      const full = (depth > 0 ? stack[depth - 1]! : '') + m[1]!;
+      stack[depth] = full;
+      stack.length = depth + 1;
+      if (m[2]?.split(', ').includes(method)) out.push(`${method} ${full}`);
+    }
+  }
+  return out;
+}
+
+/** Routes of the three faces: the console, the dashboard API (its /dashboard/ paths and the session operations at the root), key creation. */
+const DASHBOARD_ROOT = ['/send_otp', '/check_otp', '/get_profile', '/update_profile', '/get_accounts', '/logout'];
+const ofFaces = (key: string) => {
+  const url = key.slice(key.indexOf(' ') + 1);
+  return url.startsWith('/console/') || url.startsWith('/dashboard/') || DASHBOARD_ROOT.includes(url) || url.startsWith('/api-keys/authorize');
+};
+
+class Member {
+  cookie = '';
+  token = '';
+  csrf = '';
+  constructor(readonly app: FastifyInstance, readonly email: string) {}
+  async request(method: string, url: string, form?: Record<string, string | string[]>, cookie = this.cookie): Promise<LightMyRequestResponse> {
+    const body = form ? new URLSearchParams(Object.entries(form).flatMap(([k, v]): [string, string][] => (Array.isArray(v) ? v.map((x): [string, string] => [k, x]) : [[k, v]]))).toString() : undefined;
+    return this.app.inject({
+      method: method as 'GET',
+      url,
+      headers: { ...HOST, ...(cookie ? { cookie } : {}), ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN, 'sec-fetch-site': 'same-origin' } : {}) },
+      ...(body !== undefined ? { payload: body } : {}),
+    });
+  }
+  async signIn(t: TestApp): Promise<this> {
+    expect((await this.request('POST', '/console/login', { email: this.email })).statusCode).toBe(200);
+    const { code } = await lastLoginMail(t.ctx.db, this.email);
+    const res = await this.request('POST', '/console/login/code', { email: this.email, otp: code });
+    expect(res.statusCode, res.body).toBe(303);
+    this.cookie = (res.headers['set-cookie'] as string).split(';')[0]!;
+    this.token = this.cookie.slice(this.cookie.indexOf('=') + 1);
+    this.csrf = /name="csrf" value="([^"]+)"/.exec((await this.request('GET', '/console/profile')).body)![1]!;
+    return this;
+  }
+  api(method: string, url: string, payload?: unknown) {
+    return this.app.inject({ method: method as 'GET', url, headers: { authorization: this.token }, ...(payload !== undefined ? { payload: payload as object } : {}) });
+  }
+}
+
+describe.each(testEngines())('store teams on %s', (engine) => {
+  let t: TestApp;
+  let apiId: string;
+  const members = new Map<Role, Member>();
+
+  beforeAll(async () => {
+    t = await createTestApp(engine, { env: { SATGATE_RATES_FILE: writeRatesFile({ USD: '50000.00' }), SATGATE_PUBLIC_URL: ORIGIN }, chains: DEAD_NODE, start: true });
+    apiId = await addSandboxWallet(t.app, { account_name: 'Team Shop', notification_email: 'owner@example.com', local_currency: 'usd' });
+    await associateByOperator(t.ctx.db, apiId, 'owner@example.com', Date.now());
+    const owner = await new Member(t.app, 'owner@example.com').signIn(t);
+    members.set('Owner', owner);
+    for (const role of ROLES.filter((r) => r !== 'Owner')) {
+      const m = await new Member(t.app, `${role.toLowerCase()}@example.com`).signIn(t);
+      const added = await owner.api('POST', `/dashboard/wallets/${apiId}/members`, { email: m.email, role });
+      expect(added.statusCode, added.body).toBe(200);
+      members.set(role, m);
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('has an entry in the permission table for every state-changing route of the console, the dashboard API and key creation', () => {
+    const table = routeTable(t.app).filter(ofFaces);
+    expect(table).toContain('POST /console/wallets/:api_id');
+    const missing = table.filter((key) => changesState(key.slice(0, key.indexOf(' '))) && !(key in ROUTE_ACTIONS));
+    expect(missing).toEqual([]);
+    // …and every entry names a route that exists.
+    expect(Object.keys(ROUTE_ACTIONS).filter((key) => !table.includes(key))).toEqual([]);
+  });
+
+  it('lists the members with their roles for the Owner, and existing owners became Owners', async () => {
+    const res = await members.get('Owner')!.api('GET', `/dashboard/wallets/${apiId}/members`);
+    const list = (res.json() as { members: { email: string; role: string }[] }).members;
+    expect(list.map((m) => [m.email, m.role])).toEqual(ROLES.map((r) => [`${r.toLowerCase()}@example.com`, r]));
+  });
+
+  /** A request to a guarded route with a valid input naming the team's wallet (or an order/point of sale that does not exist). */
+  const call = (m: Member, key: string) => {
+    const [method, pattern] = key.split(' ') as [string, string];
+    const url = pattern.replace(':api_id', apiId).replace(':kind', 'payment').replace(':id', '987654');
+    if (pattern.startsWith('/console/')) {
+      if (method === 'GET') return m.request('GET', `${url}?api_id=${apiId}&from=2026-01-01&to=2026-02-01`);
+      return m.request('POST', url, { csrf: m.csrf, api_id: apiId, pos_id: 'no-such-pos', tx_id: 'none', op: 'none' });
+    }
+    if (method === 'GET') return m.api('GET', `${url}?from=2026-01-01&to=2026-02-01`);
+    const body = pattern.endsWith('/members') || pattern.endsWith('/change') ? { email: 'nobody@example.com', role: 'Guest' } : pattern.endsWith('/redeliver') ? { event_id: 'none' } : {};
+    return m.api('POST', url, body);
+  };
+
+  it('answers every role on every guarded route exactly as the permission table says (403 where it may not, never 403 where it may)', async () => {
+    const escalations: string[] = [];
+    const overRefusals: string[] = [];
+    const answers = new Map<number, number>();
+    for (const [key, rule] of Object.entries(ROUTE_ACTIONS)) {
+      if (rule.action === null || rule.wallet === 'store') continue;
+      for (const role of ROLES) {
+        const res = await call(members.get(role)!, key);
+        expect(res.statusCode, `${role} ${key}: ${res.body.slice(0, 300)}`).toBeLessThan(500);
+        const allowed = may(role, rule.action);
+        answers.set(res.statusCode, (answers.get(res.statusCode) ?? 0) + 1);
+        if (!allowed && res.statusCode !== 403) escalations.push(`${role} ${key} -> ${res.statusCode}`);
+        if (allowed && res.statusCode === 403) overRefusals.push(`${role} ${key} -> 403 ${res.body.slice(0, 200)}`);
+        if (!allowed && key.startsWith('POST /console')) expect(res.body).toContain('Refused');
+        if (!allowed && key.includes(' /dashboard/')) expect(res.headers['content-type']).toMatch(/json/);
+      }
+    }
+    expect(escalations).toEqual([]);
+    expect(overRefusals).toEqual([]);
+    // Both kinds of answer were met: the refusals the table asks for, and the routes running for the roles that may.
+    const denied = Object.values(ROUTE_ACTIONS).filter((r) => r.action !== null && r.wallet !== 'store').flatMap((r) => ROLES.filter((role) => !may(role, r.action!)));
+    expect(answers.get(403)).toBe(denied.length);
+    expect([...answers.keys()].filter((s) => s !== 403).length).toBeGreaterThan(1);
+  }, 120_000);
+
+  it('lets a member create Greenfield keys only with permissions within their role', async () => {
+    const escalations: string[] = [];
+    const overRefusals: string[] = [];
+    for (const role of ROLES) {
+      const m = members.get(role)!;
+      const cookie = `satgate_gf_authorize=${m.token}`;
+      for (const policy of Object.values(POLICIES)) {
+        const ask = { applicationName: 'Matrix', permissions: policy };
+        const page = await m.request('GET', `/api-keys/authorize?${new URLSearchParams(ask).toString()}`, undefined, cookie);
+        const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
+        const res = await m.request('POST', '/api-keys/authorize/decide', { ...ask, csrf, storeId: apiId, decision: 'approve' }, cookie);
+        const allowed = mayGrant(role, policy);
+        if (!allowed && res.statusCode !== 403) escalations.push(`${role} ${policy} -> ${res.statusCode}`);
+        if (allowed && res.statusCode !== 200) overRefusals.push(`${role} ${policy} -> ${res.statusCode} ${res.body.slice(0, 200)}`);
+        if (!allowed) expect(res.body).toContain('Refused');
+      }
+    }
+    expect(escalations).toEqual([]);
+    expect(overRefusals).toEqual([]);
+  }, 120_000);
+
+  it("lets an Owner add, re-role and remove a member on the console's Members page, and the member then sees the wallet", async () => {
+    const owner = members.get('Owner')!;
+    const late = await new Member(t.app, 'late@example.com').signIn(t);
+    const url = `/console/wallets/${apiId}/members`;
+    expect((await owner.request('GET', `/console/wallets/${apiId}`)).body).toContain(`href="${url}"`);
+    const added = await owner.request('POST', url, { csrf: owner.csrf, op: 'add', email: late.email, role: 'Cashier' });
+    expect(added.statusCode, added.body).toBe(303);
+    expect((await owner.request('GET', added.headers.location as string)).body).toContain('Members saved.');
+    expect((await late.request('GET', '/console/wallets')).body).toContain(apiId);
+    expect((await late.request('GET', url)).statusCode).toBe(403);
+    expect((await owner.request('POST', url, { csrf: owner.csrf, op: 'add', email: 'never@example.com', role: 'Guest' })).statusCode).toBe(404);
+    expect((await owner.request('POST', url, { csrf: owner.csrf, op: 'change', email: late.email, role: 'owner' })).statusCode).toBe(400);
+    expect((await owner.request('POST', url, { csrf: owner.csrf, op: 'change', email: late.email, role: 'Accountant' })).statusCode).toBe(303);
+    expect((await owner.api('GET', `/dashboard/wallets/${apiId}/members`)).body).toContain('"email":"late@example.com","role":"Accountant","added_by":"owner@example.com"');
+    expect((await owner.request('POST', url, { csrf: owner.csrf, op: 'remove', email: late.email })).statusCode).toBe(303);
+    expect((await late.request('GET', `/console/wallets/${apiId}`)).statusCode).toBe(404);
+  });
+
+  it('keeps at least one Owner: the last Owner can be neither demoted nor removed, and a second Owner makes it possible', async () => {
+    const owner = members.get('Owner')!;
+    const demote = await owner.api('POST', `/dashboard/wallets/${apiId}/members/change`, { email: owner.email, role: 'Guest' });
+    expect(demote.statusCode).toBe(400);
+    expect(demote.json()).toMatchObject({ status: expect.stringMatching(/at least one Owner/) });
+    const remove = await owner.request('POST', `/console/wallets/${apiId}/members`, { csrf: owner.csrf, op: 'remove', email: owner.email });
+    expect(remove.statusCode).toBe(400);
+    expect(remove.body).toContain('at least one Owner');
+    const guest = members.get('Guest')!;
+    expect((await owner.api('POST', `/dashboard/wallets/${apiId}/members/change`, { email: guest.email, role: 'Owner' })).statusCode).toBe(200);
+    expect((await owner.api('POST', `/dashboard/wallets/${apiId}/members/change`, { email: guest.email, role: null })).statusCode).toBe(200);
+    // Removed: the wallet is now unknown to them, as another's is.
+    expect((await guest.api('GET', `/dashboard/wallets/${apiId}`)).statusCode).toBe(404);
+    expect((await guest.api('GET', '/dashboard/wallets')).json()).toMatchObject({ wallets: [] });
+  });
+});
