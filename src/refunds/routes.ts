@@ -1,5 +1,8 @@
 // HTTP routes of refunds: operations 24 and 25, the dashboard's refund list, PSBT and signed-transaction
 // operations, and the payer's page /refund/:token. Thin: everything is in the refunds factory.
+import { teamGuard } from '../dashboard/team-guard.ts';
+import type { Merchant } from '../dashboard/merchant.ts';
+import type { Teams } from '../teams/teams.ts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { DomainError } from '../core/domain-errors.ts';
@@ -16,6 +19,9 @@ import type { Refunds } from './refunds.ts';
 export interface RefundRoutesContext {
   refunds: Refunds;
   dashboard: { sessions: SessionVerifier };
+  /** Store teams: the member's role must allow refunding and spending (src/teams/route-actions.ts). */
+  teams: Teams;
+  merchant: Pick<Merchant, 'order'>;
 }
 
 // Field types are checked by the domain code (typeof), so a number is refused rather than coerced.
@@ -26,6 +32,8 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 export async function refundRoutes(app: FastifyInstance, ctx: RefundRoutesContext): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('preValidation', dashboardAuth(scope, ctx.dashboard.sessions));
+    // Before the schemas: a role that may not refund or spend is refused whatever it sent (never a 400 telling it more).
+    scope.addHook('preValidation', teamGuard(ctx.teams, ctx.merchant));
 
     scope.post<{ Body: { tx_id?: unknown; refund_amount?: unknown } }>(
       '/refund_request',

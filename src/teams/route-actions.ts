@@ -56,6 +56,11 @@ export const ROUTE_ACTIONS: Readonly<Record<string, RouteRule>> = {
   'GET /dashboard/wallets/:api_id/members': { action: 'manage_members', wallet: 'param' },
   'POST /dashboard/wallets/:api_id/members': { action: 'manage_members', wallet: 'param' },
   'POST /dashboard/wallets/:api_id/members/change': { action: 'manage_members', wallet: 'param' },
+  // The dashboard API's refunds (src/refunds/routes.ts). A refund request names a transaction, not a wallet: judged
+  // by every role the person holds (`none` with an action), as a page that names no wallet is.
+  'POST /refund_request': { action: 'refund', wallet: 'none' },
+  'GET /refunds/psbt': { action: 'spend', wallet: 'query' },
+  'POST /refunds/signed': { action: 'spend', wallet: 'body' },
   // Greenfield key creation (the authorize page; it checks each permission granted with mayGrant too)
   'POST /api-keys/authorize/code': open,
   'POST /api-keys/authorize/sign-in': open,

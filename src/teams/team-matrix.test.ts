@@ -38,7 +38,7 @@ export function routeTable(app: FastifyInstance): string[] {
 }
 
 /** Routes of the three faces: the console, the dashboard API (its /dashboard/ paths and the session operations at the root), key creation. */
-const DASHBOARD_ROOT = ['/send_otp', '/check_otp', '/get_profile', '/update_profile', '/get_accounts', '/logout'];
+const DASHBOARD_ROOT = ['/send_otp', '/check_otp', '/get_profile', '/update_profile', '/get_accounts', '/logout', '/refund_request', '/refunds', '/refunds/psbt', '/refunds/signed'];
 const ofFaces = (key: string) => {
   const url = key.slice(key.indexOf(' ') + 1);
   return url.startsWith('/console/') || url.startsWith('/dashboard/') || DASHBOARD_ROOT.includes(url) || url.startsWith('/api-keys/authorize');
