@@ -12,7 +12,7 @@ import { btcFromSats } from '../money/money.ts';
 import type { WalletRow } from '../wallets/wallet-repository.ts';
 import type { ChainService } from '../chain/chain-service.ts';
 import { InsufficientFundsError } from '../spending/spending-errors.ts';
-import { buildPaymentPsbt, checkSignedPayment, recordSignedPayment } from '../spending/watch-only-psbt.ts';
+import { buildPaymentPsbt, checkSignedPayment, readPostedTransaction, recordSignedPayment } from '../spending/watch-only-psbt.ts';
 import type { Spending } from '../spending/spending.ts';
 
 /** What the watch-only refund operations need. */
@@ -68,6 +68,8 @@ export async function submitSignedRefund(deps: WatchOnlyDeps, wallet: WalletRow,
   const refuse = (why: string): never => {
     throw new DomainError('invalid', `Wrong or missing argument: ${why}`);
   };
+  // A text that is no transaction is refused before anything is read.
+  readPostedTransaction(signedText, refuse);
   // Every output is a distinct scheduled refund (address and amount) or change to the wallet's own key.
   const open = await scheduled(deps.db, wallet.id);
   const paid: typeof open = [];

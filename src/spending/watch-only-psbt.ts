@@ -21,7 +21,7 @@ import { btcFromSats } from '../money/money.ts';
 import type { WalletRow } from '../wallets/wallet-repository.ts';
 import { selectCoins } from './coin-selection.ts';
 import { SpendRefusedError } from './spending-errors.ts';
-import { buildWatchOnlyPsbt, readSignedTransaction, type PsbtInput } from './psbt.ts';
+import { buildWatchOnlyPsbt, readSignedTransaction, type PsbtInput, type SignedTransaction } from './psbt.ts';
 import { buildWalletKeyPsbt } from './wallet-psbt.ts';
 import { inputSpecOf } from './tx-size.ts';
 import { branchAndIndex, changeDerivationIndex, isUniqueViolation, nextChangeIndex, spendableCoins, type SpendRow } from './spend-store.ts';
@@ -88,6 +88,20 @@ function signedTexts(posted: unknown, refuse: (why: string) => never): string | 
   return parts.length > 1 && parts.length <= 20 && parts.every((p) => /^cHNidP/.test(p) || /^70736274ff/i.test(p)) ? parts : posted;
 }
 
+/**
+ * Reads what was posted as the signed transaction, refusing a text that is none before the caller reads anything
+ * else (callers may call it first for that; checkSignedPayment reads it again, which costs a parse).
+ */
+export function readPostedTransaction(posted: unknown, refuse: (why: string) => never): SignedTransaction {
+  const texts = signedTexts(posted, refuse);
+  try {
+    return readSignedTransaction(texts);
+  } catch (err) {
+    if (err instanceof SpendRefusedError) return refuse(err.message);
+    throw err;
+  }
+}
+
 /** A posted transaction that passed the checks, ready to be recorded. */
 export interface CheckedPayment {
   txid: string;
@@ -111,14 +125,7 @@ export async function checkSignedPayment(
   claim: { take: (output: PsbtOutput) => boolean; what: string },
   refuse: (why: string) => never,
 ): Promise<CheckedPayment> {
-  const texts = signedTexts(posted, refuse);
-  let signed;
-  try {
-    signed = readSignedTransaction(texts);
-  } catch (err) {
-    if (err instanceof SpendRefusedError) return refuse(err.message);
-    throw err;
-  }
+  const signed = readPostedTransaction(posted, refuse);
   const network = wallet.network as Network;
   const walletKey = walletKeyOf(wallet, network);
   const coins = await deps.db.kysely.transaction().execute((trx) => spendableCoins(trx, wallet.id, inputSpecOf(walletKey)));
