@@ -20,7 +20,7 @@ import { satsFromBtc } from '../../src/money/money.ts';
 import { fitsWidth, launchChromium, markDocument, RESULTS_DIR, stillMarked, watchPage, type PageWatch } from './chromium.ts';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SIZES = { tablet: { width: 768, height: 1024 }, phone: { width: 360, height: 740 } } as const;
+const SIZES = { tablet: { width: 768, height: 1024 }, phone: { width: 360, height: 740 }, desktop: { width: 1280, height: 900 } } as const;
 
 let node: RegtestNode;
 let t: TestApp;
@@ -186,7 +186,7 @@ describe('the point of sale counter in Chromium', () => {
     expect(watch.errors.filter((e) => !/ERR_INTERNET_DISCONNECTED|Failed to fetch/.test(e))).toEqual([]);
     await close();
   });
-  it("the console's Point of sale page, with an app listed, is axe-clean and fits at 768 and 360 px", async () => {
+  it("the console's Point of sale page, with an app listed, is axe-clean and fits at 768, 360 and 1280 px", async () => {
     await newApp(false);
     const wallet = (await t.ctx.wallets.repo.findByApiId(lastApiId))!;
     const token = await sessionOwning(t.ctx, 'counter@example.com', [wallet.id]);

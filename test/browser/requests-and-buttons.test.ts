@@ -83,6 +83,7 @@ async function payCheckout(page: Page): Promise<void> {
 describe.each([
   ['phone', 360, 740],
   ['tablet', 768, 1024],
+  ['desktop', 1280, 900],
 ] as const)('payment requests and pay buttons on a %s (%i px)', (device, width, height) => {
   it('a payer reads a request, pays a part of it by its labels, and sees the part paid on the way back', async () => {
     const created = await gf(t.app, key, 'POST', `/api/v1/stores/${apiId}/payment-requests`, {
