@@ -8,6 +8,15 @@ import type { ProblemName } from '../core/problems.ts';
 import { PROBLEM_OF } from './problem-face.ts';
 import { clientErrorWording, routeOperationOf, sendCode, toFieldProblems, writeProblem } from './error-answers.ts';
 import type { FaceRenderer } from './error-faces.ts';
+import { nulBodyField } from './no-nul.ts';
+
+/**
+ * Body fields whose content has a code of its own: a NUL character there (refused before the route reads it, since
+ * PostgreSQL cannot store it) is answered with that code, as any other character that makes the value invalid.
+ */
+const CONTENT_CODE_OF_FIELD: Readonly<Record<string, { code: Exclude<WalletApiCode, '0'>; operations: readonly string[] }>> = {
+  pub: { code: '102', operations: ['POST /add_pub'] },
+};
 
 /**
  * Each domain error's wallet API code. The payment API's own refusals have no code here: met on a wallet route
@@ -65,6 +74,11 @@ export function walletFace(publicUrl: string): FaceRenderer {
       if (error instanceof DomainError) return sendDomainEnvelope(reply, request, error, key, publicUrl);
       if (error.validation) {
         const operation = routeOperationOf(request);
+        const field = nulBodyField(error);
+        const own = field !== null ? CONTENT_CODE_OF_FIELD[field] : undefined;
+        if (own && own.operations.includes(operation)) {
+          return sendCode(reply, key, own.code, WALLET_API_CODES[own.code].http, `${WALLET_API_CODES[own.code].message}: ${field} contains the NUL character`);
+        }
         const detail = toFieldProblems(error.validation, error.validationContext, operation).map((e) => `${e.field} ${e.message}`).join('; ');
         return sendCode(reply, key, '201', 400, `Wrong or missing argument: ${detail}`);
       }
