@@ -27,6 +27,7 @@ import { reportRoutes } from '../dashboard/report-routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { memberRoutes } from '../dashboard/member-routes.ts';
 import { Teams } from '../teams/teams.ts';
+import { auditHook } from '../teams/audit.ts';
 import { consolePayouts } from './console-payouts.ts';
 import { partnerRoutes } from '../partners/routes.ts';
 import { withdrawalRoutes } from '../withdrawals/routes.ts';
@@ -148,6 +149,8 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await metricsRoutes(app, ctx);
   // SATGATE_ROLE=worker: a background process that answers only /health and /metrics (and /docs).
   if (ctx.config.role === 'worker') return app;
+  // Store teams' audit trail: every state-changing route that succeeded, before its answer leaves (src/teams/audit.ts).
+  app.addHook('onSend', auditHook(ctx.db.kysely, ctx.clock));
   await app.register(async (scope) => walletRoutes(scope, ctx.wallets));
   await app.register(async (scope) => paymentRoutes(scope, ctx.payments));
   await app.register(async (scope) => pageRoutes(scope, ctx));
@@ -157,7 +160,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await app.register(async (scope) => posRoutes(scope, ctx.pos));
   await app.register(async (scope) => rateRoutes(scope, ctx));
   await app.register(async (scope) => dashboardRoutes(scope, ctx.dashboard));
-  const teams = new Teams(ctx.db, ctx.clock);
+  const teams = new Teams(ctx.db, ctx.clock, ctx.config.publicUrl);
   await app.register(async (scope) => refundRoutes(scope, { ...ctx, teams }));
   await app.register(async (scope) => merchantRoutes(scope, { merchant: ctx.merchant, sessions: ctx.dashboard.sessions, teams }));
   await app.register(async (scope) => reportRoutes(scope, { merchant: ctx.merchant, sessions: ctx.dashboard.sessions, teams }));

@@ -11,6 +11,7 @@ import { escapeHtml as e } from '../pages/html.ts';
 import { consolePage, csrfField, type Shell } from './views/layout.ts';
 import { messageOf, refusalStatus } from './error-page.ts';
 import { DomainError } from '../core/domain-errors.ts';
+import { noteDetail } from '../teams/audit.ts';
 
 /** What the pages need from the console. */
 export interface MemberPageDeps {
@@ -67,9 +68,10 @@ export function memberPages(app: FastifyInstance, d: MemberPageDeps): void {
     const role = d.field(request.body, 'role');
     try {
       if (op === 'add') await d.teams.add(d.session(request).profileId, apiId, email, role);
-      else if (op === 'change') await d.teams.change(apiId, email, role ?? '');
-      else if (op === 'remove') await d.teams.change(apiId, email, null);
+      else if (op === 'change') await d.teams.change(d.session(request).profileId, apiId, email, role ?? '');
+      else if (op === 'remove') await d.teams.change(d.session(request).profileId, apiId, email, null);
       else throw new DomainError('invalid', 'Wrong or missing argument: op must be add, change or remove');
+      noteDetail(request, op === 'add' ? `added ${email} as ${role ?? ''}` : op === 'change' ? `${email} is now ${role ?? ''}` : `removed ${email}`);
     } catch (err) {
       const status = refusalStatus(err);
       if (status === null) throw err;

@@ -35,6 +35,7 @@ import type { PaymentRequests } from '../payment-requests/payment-requests.ts';
 import type { WalletRepository } from '../wallets/wallet-repository.ts';
 import type { Teams } from '../teams/teams.ts';
 import { memberPages } from './member-pages.ts';
+import { auditPages } from './audit-pages.ts';
 
 /** What the console needs from the app context. */
 export interface ConsoleContext {
@@ -387,6 +388,7 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
     payoutPages(scope, { merchant: ctx.merchant, psbts: ctx.payouts, repo: ctx.wallets.repo, session, base, html, secure, field });
     requestPages(scope, { merchant: ctx.merchant, requests: ctx.paymentRequests, repo: ctx.wallets.repo, publicUrl, session, base: (request) => base(request), html, secure, field });
     memberPages(scope, { merchant: ctx.merchant, teams: ctx.teams, session, base, html, secure, field });
+    auditPages(scope, { merchant: ctx.merchant, teams: ctx.teams, session, base: (request) => base(request), html });
     posPages(scope, { merchant: ctx.merchant, pos: ctx.pos.apps, repo: ctx.wallets.repo, publicUrl, session, base: (request) => base(request), html, secure, field });
 
     // Profile

@@ -10,6 +10,7 @@ import type { Teams } from '../teams/teams.ts';
 import type { SessionVerifier } from './sessions.ts';
 import type { Merchant } from './merchant.ts';
 import { teamGuard } from './team-guard.ts';
+import { noteDetail } from '../teams/audit.ts';
 
 const tags = ['dashboard'];
 const security = [{ dashboardToken: [] }];
@@ -39,6 +40,7 @@ export async function memberRoutes(app: FastifyInstance, ctx: { merchant: Mercha
     { schema: { summary: 'Add a member: a profile that has signed in once, by its e-mail, with a role (Owners only)', tags, security, params: Params, body: AddBody } },
     async (request) => {
       await ctx.teams.add(requireDashboardSession(request).profileId, await mine(request), request.body.email, request.body.role);
+      noteDetail(request, `added ${request.body.email} as ${String(request.body.role)}`);
       return ok();
     },
   );
@@ -46,7 +48,8 @@ export async function memberRoutes(app: FastifyInstance, ctx: { merchant: Mercha
     '/dashboard/wallets/:api_id/members/change',
     { schema: { summary: "Change a member's role, or remove them with role null; the last Owner stays (Owners only)", tags, security, params: Params, body: ChangeBody } },
     async (request) => {
-      await ctx.teams.change(await mine(request), request.body.email, request.body.role);
+      await ctx.teams.change(requireDashboardSession(request).profileId, await mine(request), request.body.email, request.body.role);
+      noteDetail(request, request.body.role === null ? `removed ${request.body.email}` : `${request.body.email} is now ${String(request.body.role)}`);
       return ok();
     },
   );

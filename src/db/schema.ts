@@ -739,6 +739,24 @@ export interface WalletMembersTable {
   created_at: bigint;
 }
 
+/** Store teams' audit trail (migration 0031): who did what to which wallet, when, from where. */
+export interface WalletAuditTable {
+  id: Generated<bigint>;
+  wallet_id: bigint | null;
+  /** 'member' (a signed-in person) or 'key' (a Greenfield API key). */
+  actor_kind: string;
+  /** The member's sign-in e-mail or the key's public id. */
+  actor: string;
+  profile_id: bigint | null;
+  action: string | null;
+  route: string;
+  target: string | null;
+  detail: string | null;
+  status: bigint;
+  ip: string | null;
+  created_at: bigint;
+}
+
 export interface RateLimitBucketsTable {
   key: string;
   touched_at: bigint;
@@ -870,6 +888,7 @@ export interface Database {
   dashboard_sessions: DashboardSessionsTable;
   profile_wallets: ProfileWalletsTable;
   wallet_members: WalletMembersTable;
+  wallet_audit: WalletAuditTable;
   rate_limit_buckets: RateLimitBucketsTable;
   rate_limit_events: RateLimitEventsTable;
   audit_events: AuditEventsTable;

@@ -5,7 +5,13 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../core/clock.ts';
 import { hashToken } from '../security/tokens.ts';
-import { scopedPermissions } from './permissions.ts';
+import type { Transaction } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { roleIn } from '../teams/members.ts';
+import { reducedToRole, scopedPermissions } from './permissions.ts';
+
+/** The `userId` of a key a signed-in member created on the authorization page: `profile-<id>`. */
+const MEMBER_USER = /^profile-([0-9]{1,19})$/;
 
 /** Who a request's key is: what the authentication hook puts on the request. */
 export interface GreenfieldIdentity {
@@ -49,28 +55,43 @@ export class GreenfieldKeys {
    * Creates a key for the store (a wallet, by id and API ID) with the given policies, each scoped to the store.
    * Answers the key once; only its hash is kept.
    */
-  async create(store: { walletId: bigint; storeId: string }, policies: readonly string[], label: string, userId: string | null = null) {
+  async create(
+    store: { walletId: bigint; storeId: string },
+    policies: readonly string[],
+    label: string,
+    userId: string | null = null,
+    /** More work in the key's transaction (the Owners' notice of a key that can move money). */
+    alongside?: (trx: Transaction<Database>, key: { keyId: string; permissions: string[]; now: number }) => Promise<void>,
+  ) {
     const apiKey = newApiKey();
     const keyId = newKeyId();
     const permissions = scopedPermissions(policies, store.storeId);
-    await this.db.kysely
-      .insertInto('greenfield_api_keys')
-      .values({
-        key_hash: hashToken(apiKey),
-        key_hint: apiKey.slice(0, 4),
-        key_id: keyId,
-        wallet_id: store.walletId,
-        store_id: store.storeId,
-        permissions_json: JSON.stringify(permissions),
-        label,
-        user_id: userId,
-        created_at: BigInt(this.clock()),
-      })
-      .execute();
+    const now = this.clock();
+    await this.db.kysely.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('greenfield_api_keys')
+        .values({
+          key_hash: hashToken(apiKey),
+          key_hint: apiKey.slice(0, 4),
+          key_id: keyId,
+          wallet_id: store.walletId,
+          store_id: store.storeId,
+          permissions_json: JSON.stringify(permissions),
+          label,
+          user_id: userId,
+          created_at: BigInt(now),
+        })
+        .execute();
+      await alongside?.(trx, { keyId, permissions, now });
+    });
     return { apiKey, keyId, storeId: store.storeId, permissions, label };
   }
 
-  /** The identity of a key, or undefined when it is unknown or revoked. */
+  /**
+   * The identity of a key, or undefined when it is unknown or revoked. A key a member created carries, on every use,
+   * only the permissions their current role in its store allows (reducedToRole); when they are no longer a member
+   * it is not valid at all.
+   */
   async verify(apiKey: string): Promise<GreenfieldIdentity | undefined> {
     if (apiKey.length === 0 || apiKey.length > 200) return undefined;
     const row = await this.db.kysely
@@ -79,11 +100,18 @@ export class GreenfieldKeys {
       .where('key_hash', '=', hashToken(apiKey))
       .executeTakeFirst();
     if (!row || row.revoked_at !== null) return undefined;
+    let permissions = JSON.parse(row.permissions_json) as string[];
+    const creator = row.user_id === null ? null : MEMBER_USER.exec(row.user_id);
+    if (creator) {
+      const role = await roleIn(this.db.kysely, BigInt(creator[1]!), row.store_id);
+      if (role === null) return undefined;
+      permissions = reducedToRole(permissions, role);
+    }
     return {
       keyId: row.key_id,
       storeId: row.store_id,
       walletId: row.wallet_id,
-      permissions: JSON.parse(row.permissions_json) as string[],
+      permissions,
       label: row.label,
       userId: row.user_id,
     };

@@ -17,7 +17,9 @@ import type { Dashboard } from '../dashboard/dashboard.ts';
 import type { GreenfieldKeys } from './api-keys.ts';
 import { isKnownPolicy, parsePermission } from './permissions.ts';
 import type { Teams } from '../teams/teams.ts';
-import { may, mayGrant } from '../teams/permissions.ts';
+import { GREENFIELD_ACTIONS, may, mayGrant } from '../teams/permissions.ts';
+import { noteDetail, noteMember } from '../teams/audit.ts';
+import { noticeOwners } from '../teams/team-notices.ts';
 import {
   badRequestPage,
   codeStep,
@@ -41,7 +43,7 @@ export interface AuthorizeDeps {
   dashboard: Dashboard;
   keys: GreenfieldKeys;
   /** Store teams: the signed-in member's role must allow managing keys and every permission granted. */
-  teams: Pick<Teams, 'role'>;
+  teams: Pick<Teams, 'role' | 'consoleUrl'>;
   publicUrl: string;
   /** Key for the CSRF tokens (derived from the master key). */
   csrfKey: Buffer;
@@ -202,7 +204,15 @@ export async function authorizeRoutes(app: FastifyInstance, deps: AuthorizeDeps)
     const beyond = granted.filter((p) => !mayGrant(role, p));
     if (beyond.length > 0) return headers(reply.status(403), null).send(badRequestPage(`Refused: your role (${role}) does not allow granting ${beyond.join(', ')}.`));
     const userId = `profile-${s.profileId}`;
-    const created = await deps.keys.create({ walletId: wallet.id, storeId }, granted, `${req.applicationName} (authorized by ${s.email})`.slice(0, 200), userId);
+    // A key that can refund or withdraw is told to the wallet's Owners, in the key's own transaction.
+    const movesMoney = granted.some((p) => (GREENFIELD_ACTIONS[p] ?? []).some((a) => a === 'refund' || a === 'spend'));
+    const created = await deps.keys.create({ walletId: wallet.id, storeId }, granted, `${req.applicationName} (authorized by ${s.email})`.slice(0, 200), userId, async (trx, key) => {
+      if (!movesMoney) return;
+      const notice = { kind: 'money_key_created' as const, by: s.email, key_id: key.keyId, policies: granted };
+      await noticeOwners(trx, { id: wallet.id, api_id: storeId }, notice, deps.teams.consoleUrl(), key.now);
+    });
+    noteMember(request, s.profileId, storeId);
+    noteDetail(request, `API key ${created.keyId}: ${granted.join(', ')}`);
     if (req.redirect === null) return headers(reply, null).send(shownKeyStep(req, created.apiKey, storeId));
     return headers(reply, req.redirect).send(handOffStep(req, req.redirect, { apiKey: created.apiKey, userId, permissions: created.permissions }));
   });

@@ -1,5 +1,6 @@
 // BTCPay's permission strings as Greenfield keys carry them: a policy name, scoped to one store by a
 // `:<storeId>` suffix. satgate keys are always for one store, so a policy without a store counts for the key's.
+import { GREENFIELD_ACTIONS, may, type Role } from '../teams/permissions.ts';
 
 /** The policies satgate understands (BTCPay's names). */
 export const POLICIES = {
@@ -74,4 +75,29 @@ export function grants(permissions: readonly string[], policy: Policy, storeId: 
     if (parsed.policy === policy || INCLUDES[parsed.policy]?.includes(policy)) return true;
   }
   return false;
+}
+
+/** Whether every action of a policy is one the role may take (the permission table, src/teams/permissions.ts). */
+function withinRole(policy: string, role: Role): boolean {
+  const actions = GREENFIELD_ACTIONS[policy];
+  return actions !== undefined && actions.length > 0 && actions.every((a) => may(role, a));
+}
+
+/**
+ * A key's permissions cut down to what its creator's role may do now (issue 40: "reduced", not revoked). A policy
+ * within the role stays; one beyond it is replaced by the narrower policies it includes that are within the role
+ * (modifying invoices for a Cashier: creating and viewing them). Judged on every use, so a lowered role takes effect
+ * on the key's next request and a raised one gives nothing the key was not created with.
+ */
+export function reducedToRole(permissions: readonly string[], role: Role): string[] {
+  const out = new Set<string>();
+  for (const p of permissions) {
+    const { policy, storeId } = parsePermission(p);
+    if (withinRole(policy, role)) {
+      out.add(p);
+      continue;
+    }
+    for (const narrower of INCLUDES[policy] ?? []) if (withinRole(narrower, role)) out.add(storeId === null ? narrower : `${narrower}:${storeId}`);
+  }
+  return [...out];
 }

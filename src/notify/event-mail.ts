@@ -1,11 +1,13 @@
 import { fiatForDisplay } from '../money/fiat-display.ts';
 import { renderRefundMail } from './refund-mail.ts';
 import { renderSettingsChangeMail, SETTINGS_CHANGED_EVENT } from './settings-change-mail.ts';
+import { renderTeamMail, TEAM_NOTICE_EVENT } from './team-mail.ts';
 
 /** Renders a payment event (the webhook body) as a plain-text e-mail; refund and settings-change events have their own text. */
 export function renderEventMail(event: Record<string, unknown>): { subject: string; text: string } {
   if (event.event === 'refund') return renderRefundMail(event);
   if (event.event === SETTINGS_CHANGED_EVENT) return renderSettingsChangeMail(event);
+  if (event.event === TEAM_NOTICE_EVENT) return renderTeamMail(event);
   if (event.event === 'payment_update') return renderPaymentUpdateMail(event);
   const reference = String(event.payment_reference ?? event.order_id ?? 'payment');
   const status = String(event.status ?? event.payment_status ?? 'updated');

@@ -6,6 +6,7 @@ import type { Database } from '../db/schema.ts';
 import { may, type Action } from './permissions.ts';
 import { changesState, ROUTE_ACTIONS, type RouteRule } from './route-actions.ts';
 import { roleIn, rolesOf } from './members.ts';
+import { noteMember } from './audit.ts';
 
 /** How a face finds the wallet (API ID) of an order or a point of sale; null when it is not the member's or unknown. */
 export interface WalletResolvers {
@@ -64,6 +65,9 @@ export async function permitted(k: Kysely<Database>, profileId: bigint, action: 
 export async function judge(k: Kysely<Database>, request: FastifyRequest, profileId: bigint, resolvers: WalletResolvers): Promise<'allowed' | Action | 'missing'> {
   const rule = ruleOf(request);
   if (rule === 'missing') return 'missing';
+  const apiId = rule === null ? null : await apiIdOf(request, rule, resolvers);
+  // Who acts on which wallet, for the audit trail (audit.ts writes it once the route succeeded).
+  noteMember(request, profileId, apiId);
   if (rule === null || rule.action === null) return 'allowed';
-  return (await permitted(k, profileId, rule.action, await apiIdOf(request, rule, resolvers))) ? 'allowed' : rule.action;
+  return (await permitted(k, profileId, rule.action, apiId)) ? 'allowed' : rule.action;
 }

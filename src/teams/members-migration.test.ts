@@ -29,7 +29,8 @@ describe.each(testEngines())('migration 0029 wallet_members on %s', (engine) => 
   });
 
   it('makes every existing association an Owner and refuses an unknown role', async () => {
-    t = await createTestDb(engine, MIGRATIONS.filter((m) => m.name !== '0029-wallet-members'));
+    // Everything before 0029, as a database of that time was (later migrations may build on wallet_members).
+    t = await createTestDb(engine, MIGRATIONS.slice(0, MIGRATIONS.findIndex((m) => m.name === '0029-wallet-members')));
     const k = t.db.kysely;
     const w1 = await k.insertInto('wallets').values(wallet(1)).returning('id').executeTakeFirstOrThrow();
     const w2 = await k.insertInto('wallets').values(wallet(2)).returning('id').executeTakeFirstOrThrow();
@@ -43,7 +44,7 @@ describe.each(testEngines())('migration 0029 wallet_members on %s', (engine) => 
       { profile_id: b.id, wallet_id: w2.id, via: 'operator', created_at: 7n },
     ]).execute();
 
-    expect(await migrateToLatest(t.db)).toEqual(['0029-wallet-members']);
+    expect((await migrateToLatest(t.db))[0]).toBe('0029-wallet-members');
     const rows = await k.selectFrom('wallet_members').select(['wallet_id', 'profile_id', 'role', 'added_by', 'created_at']).orderBy('created_at').execute();
     expect(rows).toEqual([
       { wallet_id: w1.id, profile_id: a.id, role: 'Owner', added_by: null, created_at: 5n },

@@ -7,6 +7,7 @@ import type { Database } from '../db/schema.ts';
 import { lockRow } from '../db/row-locks.ts';
 import { DomainError } from '../core/domain-errors.ts';
 import { isRole, type Role } from './permissions.ts';
+import { noticeOwners, raises } from './team-notices.ts';
 
 type K = Kysely<Database> | Transaction<Database>;
 
@@ -51,6 +52,11 @@ async function walletOf(k: K, apiId: string): Promise<bigint> {
   return w.id;
 }
 
+async function emailOf(k: K, profileId: bigint): Promise<string> {
+  const p = await k.selectFrom('profiles').select('email').where('id', '=', profileId).executeTakeFirst();
+  return p?.email ?? 'the operator';
+}
+
 /** The members of a wallet, Owners first, then by when they were added. */
 export async function listMembers(db: Db, apiId: string): Promise<Member[]> {
   const walletId = await walletOf(db.kysely, apiId);
@@ -79,7 +85,7 @@ function roleOf(text: unknown): Role {
 }
 
 /** Adds an existing profile (by its sign-in e-mail) to the wallet with a role; refused when already a member. */
-export async function addMember(db: Db, actorId: bigint, apiId: string, email: string, roleText: unknown, now: number): Promise<void> {
+export async function addMember(db: Db, actorId: bigint, apiId: string, email: string, roleText: unknown, now: number, consoleUrl = ''): Promise<void> {
   const role = roleOf(roleText);
   await db.kysely.transaction().execute(async (trx) => {
     const walletId = await walletOf(trx, apiId);
@@ -95,11 +101,18 @@ export async function addMember(db: Db, actorId: bigint, apiId: string, email: s
       .values({ profile_id: profileId, wallet_id: walletId, via: 'member', created_at: BigInt(now) })
       .onConflict((oc) => oc.columns(['profile_id', 'wallet_id']).doNothing())
       .execute();
+    const notice = { kind: 'member_added' as const, by: await emailOf(trx, actorId), member: await emailOf(trx, profileId), role };
+    await noticeOwners(trx, { id: walletId, api_id: apiId }, notice, consoleUrl, now);
   });
 }
 
-/** Changes a member's role, or removes them (`role` null); the last Owner can be neither demoted nor removed. */
-export async function changeMember(db: Db, apiId: string, email: string, roleText: unknown | null): Promise<void> {
+/**
+ * Changes a member's role, or removes them (`role` null); the last Owner can be neither demoted nor removed. A
+ * removed member's sessions end in the same transaction (their next request is signed out); a raised role is told
+ * to the Owners. A lowered role needs nothing more: every request and every key they created is judged by the role
+ * they hold at the time (src/greenfield/api-keys.ts).
+ */
+export async function changeMember(db: Db, apiId: string, email: string, roleText: unknown | null, by: { actorId: bigint | null; now: number; consoleUrl: string }): Promise<void> {
   const role = roleText === null ? null : roleOf(roleText);
   await db.kysely.transaction().execute(async (trx) => {
     const walletId = await walletOf(trx, apiId);
@@ -115,8 +128,14 @@ export async function changeMember(db: Db, apiId: string, email: string, roleTex
     if (role === null) {
       await trx.deleteFrom('wallet_members').where('wallet_id', '=', walletId).where('profile_id', '=', profileId).execute();
       await trx.deleteFrom('profile_wallets').where('wallet_id', '=', walletId).where('profile_id', '=', profileId).execute();
+      // All of their sessions, not only this wallet's: a session is a person's, and they sign in again for the rest.
+      await trx.updateTable('dashboard_sessions').set({ ended_at: BigInt(by.now) }).where('profile_id', '=', profileId).where('ended_at', 'is', null).execute();
     } else {
       await trx.updateTable('wallet_members').set({ role }).where('wallet_id', '=', walletId).where('profile_id', '=', profileId).execute();
+      if (isRole(current.role) && raises(current.role, role)) {
+        const notice = { kind: 'role_raised' as const, by: by.actorId === null ? 'the operator' : await emailOf(trx, by.actorId), member: email.trim().toLowerCase(), role, from_role: current.role };
+        await noticeOwners(trx, { id: walletId, api_id: apiId }, notice, by.consoleUrl, by.now);
+      }
     }
   });
 }

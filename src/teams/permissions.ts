@@ -18,13 +18,14 @@ export const ACTIONS = [
   'manage_keys',
   'view_reports',
   'use_pos',
+  'view_audit',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
 /**
  * Action -> the roles that may. Owner: everything. Manager: everything but the team. Accountant: payments and
  * reports, read only. Cashier: the point of sale and creating payments (and seeing them). Developer: webhooks and
- * settings, API keys, reading payments. Guest: read only.
+ * settings, API keys, reading payments. Guest: read only. The audit trail (who did what): Owners and Managers.
  */
 export const PERMISSIONS: Readonly<Record<Action, readonly Role[]>> = {
   view_payments: ['Owner', 'Manager', 'Accountant', 'Cashier', 'Developer', 'Guest'],
@@ -36,6 +37,7 @@ export const PERMISSIONS: Readonly<Record<Action, readonly Role[]>> = {
   manage_keys: ['Owner', 'Manager', 'Developer'],
   view_reports: ['Owner', 'Manager', 'Accountant', 'Guest'],
   use_pos: ['Owner', 'Manager', 'Cashier'],
+  view_audit: ['Owner', 'Manager'],
 };
 
 /** Whether a role may do an action. */

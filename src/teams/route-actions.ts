@@ -42,6 +42,7 @@ export const ROUTE_ACTIONS: Readonly<Record<string, RouteRule>> = {
   'GET /console/reports/ledger': { action: 'view_reports', wallet: 'query' },
   'GET /console/wallets/:api_id/members': { action: 'manage_members', wallet: 'param' },
   'POST /console/wallets/:api_id/members': { action: 'manage_members', wallet: 'param' },
+  'GET /console/wallets/:api_id/audit': { action: 'view_audit', wallet: 'param' },
   // Dashboard API
   'POST /send_otp': open,
   'POST /check_otp': open,

@@ -184,7 +184,8 @@ describe.each(testEngines())('store teams on %s', (engine) => {
     expect((await owner.request('POST', url, { csrf: owner.csrf, op: 'change', email: late.email, role: 'Accountant' })).statusCode).toBe(303);
     expect((await owner.api('GET', `/dashboard/wallets/${apiId}/members`)).body).toContain('"email":"late@example.com","role":"Accountant","added_by":"owner@example.com"');
     expect((await owner.request('POST', url, { csrf: owner.csrf, op: 'remove', email: late.email })).statusCode).toBe(303);
-    expect((await late.request('GET', `/console/wallets/${apiId}`)).statusCode).toBe(404);
+    // Removed: signed out at once (their sessions ended with the membership).
+    expect((await late.request('GET', `/console/wallets/${apiId}`)).headers.location).toBe('/console/login');
   });
 
   it('keeps at least one Owner: the last Owner can be neither demoted nor removed, and a second Owner makes it possible', async () => {
@@ -198,8 +199,9 @@ describe.each(testEngines())('store teams on %s', (engine) => {
     const guest = members.get('Guest')!;
     expect((await owner.api('POST', `/dashboard/wallets/${apiId}/members/change`, { email: guest.email, role: 'Owner' })).statusCode).toBe(200);
     expect((await owner.api('POST', `/dashboard/wallets/${apiId}/members/change`, { email: guest.email, role: null })).statusCode).toBe(200);
-    // Removed: the wallet is now unknown to them, as another's is.
-    expect((await guest.api('GET', `/dashboard/wallets/${apiId}`)).statusCode).toBe(404);
-    expect((await guest.api('GET', '/dashboard/wallets')).json()).toMatchObject({ wallets: [] });
+    // Removed: signed out at once, and no longer a member (the wallet is no longer among theirs).
+    expect((await guest.api('GET', `/dashboard/wallets/${apiId}`)).statusCode).toBe(401);
+    expect((await owner.api('GET', `/dashboard/wallets/${apiId}/members`)).body).not.toContain(guest.email);
+    expect(await t.ctx.dashboard.profileWallets((await t.ctx.db.kysely.selectFrom('profiles').select('id').where('email', '=', guest.email).executeTakeFirstOrThrow()).id)).toEqual([]);
   });
 });

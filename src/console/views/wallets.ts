@@ -130,6 +130,7 @@ export function renderWallet(base: Base, w: WalletOverview, chart: ReceivedPerDa
   const body = `${walletCard(w)}
 ${confirmName(w, csrf)}
 <p><a href="/console/wallets/${encodeURIComponent(w.api_id)}/members">Members and roles</a></p>
+<p><a href="/console/wallets/${encodeURIComponent(w.api_id)}/audit">Audit trail</a></p>
 <section class="panel" aria-labelledby="chart-h">
   <h2 id="chart-h">Received in the last 30 days</h2>
   ${renderReceivedChart(chart)}

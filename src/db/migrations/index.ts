@@ -27,6 +27,7 @@ import { paymentRequests } from './0026-payment-requests.ts';
 import { payButtons } from './0027-pay-buttons.ts';
 import { posApps } from './0028-pos-apps.ts';
 import { walletMembers } from './0029-wallet-members.ts';
+import { walletAudit } from './0031-wallet-audit.ts';
 
 /** Every migration in order; append only, never edit a released one. */
 export const MIGRATIONS: readonly SatgateMigration[] = [
@@ -58,4 +59,5 @@ export const MIGRATIONS: readonly SatgateMigration[] = [
   payButtons,
   posApps,
   walletMembers,
+  walletAudit,
 ];
