@@ -34,8 +34,11 @@ import { payoutPages, type ConsolePayouts } from './payout-pages.ts';
 import type { PaymentRequests } from '../payment-requests/payment-requests.ts';
 import type { WalletRepository } from '../wallets/wallet-repository.ts';
 import type { Teams } from '../teams/teams.ts';
+import type { Can } from '../teams/visibility.ts';
 import { memberPages } from './member-pages.ts';
 import { auditPages } from './audit-pages.ts';
+import type { Invitations } from '../teams/invitations.ts';
+import { acceptAfterSignIn, invitationCookieHeader, invitationLinkPage, invitationSessionPages } from './invitation-pages.ts';
 
 /** What the console needs from the app context. */
 export interface ConsoleContext {
@@ -56,6 +59,8 @@ export interface ConsoleContext {
   payouts: ConsolePayouts;
   /** Store teams: every signed-in route is judged by the member's role (src/teams/route-actions.ts). */
   teams: Teams;
+  /** Invitations to a wallet's team by e-mail link (Members page; accepted after sign-in by code). */
+  invitations: Invitations;
 }
 
 /** Sessions asked for with "keep me signed in". */
@@ -65,6 +70,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The console's signed-in merchant (set by the console's session hook). */
     consoleSession: DashboardSession | null;
+    /** What the signed-in member's roles allow, for the pages to offer only that (the guard refuses the rest). */
+    consoleCan: Can | null;
   }
 }
 
@@ -87,6 +94,9 @@ const OK_MESSAGES: Record<string, string> = {
   payouts_broadcast: 'Signed payout transaction checked and broadcast.',
   button_created: 'Pay button created: paste its HTML into your page.',
   members_saved: 'Members saved.',
+  invited: 'Invitation sent: the link in the mail works once, for 7 days.',
+  invitation_revoked: 'Invitation withdrawn: its link no longer works.',
+  joined: 'You joined the wallet: it is listed below.',
 };
 
 /** Registers the console. */
@@ -96,13 +106,14 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
   const { publicUrl } = ctx.config;
   await app.register(formbody, { bodyLimit: 512 * 1024 });
   app.decorateRequest('consoleSession', null);
+  app.decorateRequest('consoleCan', null);
 
   const secure = (reply: FastifyReply) => reply.headers(CONSOLE_HEADERS).header('cache-control', 'no-store');
   const html = (reply: FastifyReply, status: number, page: string) => secure(reply).status(status).type('text/html; charset=utf-8').send(page);
   const base = (request: FastifyRequest, okKey?: unknown, saved?: unknown): Omit<Shell, 'title' | 'section'> => {
     const s = request.consoleSession!;
     const text = typeof okKey === 'string' ? (OK_MESSAGES[okKey] ?? addedMessage(okKey, typeof saved === 'string' ? saved.split(' ') : [])) : undefined;
-    return { assets: assets.urls, user: { email: s.email, csrf: csrf.forSession(s.token) }, flash: text ? { kind: 'ok', text } : null };
+    return { assets: assets.urls, user: { email: s.email, csrf: csrf.forSession(s.token), ...(request.consoleCan ? { can: request.consoleCan } : {}) }, flash: text ? { kind: 'ok', text } : null };
   };
   const withError = (b: Omit<Shell, 'title' | 'section'>, err: unknown, text = messageOf(err)) => ({ ...b, flash: { kind: 'error' as const, text } });
   const currencies = () => ctx.currencies.list();
@@ -117,7 +128,9 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
   app.errorFaces.use(
     'console',
     consoleFace(app.errorFaces.wallet, (request, reply, status, title, text) => {
-      const user = request.consoleSession ? { email: request.consoleSession.email, csrf: csrf.forSession(request.consoleSession.token) } : null;
+      const user = request.consoleSession
+        ? { email: request.consoleSession.email, csrf: csrf.forSession(request.consoleSession.token), ...(request.consoleCan ? { can: request.consoleCan } : {}) }
+        : null;
       return html(reply, status, consolePage({ title, assets: assets.urls, user, section: 'none', flash: { kind: 'error', text } }, '<p><a href="/console/">Back to the console</a></p>'));
     }),
   );
@@ -184,8 +197,16 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
       }
       return html(reply, refusalStatus(err) ?? 500, renderCodeStep(assets.urls, email, { kind: 'error', text: signInMessage(err) }));
     }
-    return secure(reply).header('set-cookie', sessionCookieHeader(token, seconds, cookieSecure(request))).redirect('/console/wallets', 303);
+    const cookies = [sessionCookieHeader(token, seconds, cookieSecure(request))];
+    // Signed in by code after opening an invitation link: that is the acceptance (invitation-pages.ts).
+    const signedIn = await ctx.dashboard.sessions.verify(token);
+    const next = signedIn.ok ? await acceptAfterSignIn(ctx.invitations, request, signedIn.session) : null;
+    if (next === '/console/wallets?ok=joined') cookies.push(invitationCookieHeader(null, cookieSecure(request)));
+    return secure(reply)
+      .header('set-cookie', cookies.length === 1 ? cookies[0] : cookies)
+      .redirect(next ?? '/console/wallets', 303);
   });
+  invitationLinkPage(app, { invitations: ctx.invitations, assets: assets.urls, html, cookieSecure });
 
   /** Where the guard finds the wallet of an order or a point of sale (null: not the member's, or unknown). */
   const walletResolvers = (s: DashboardSession) => ({
@@ -215,9 +236,10 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
         return html(reply, 403, consolePage({ title: 'Refused', assets: assets.urls, user: null, section: 'none', flash: { kind: 'error', text: 'The form was out of date or not from this console; reload the page and try again.' } }, ''));
       }
       const verdict = await ctx.teams.judge(request, check.session.profileId, walletResolvers(check.session));
+      request.consoleCan = await ctx.teams.can(check.session.profileId);
       if (verdict !== 'allowed') {
         const text = verdict === 'missing' ? 'This page has no entry in the permission table.' : refusal(verdict).message;
-        const user = { email: check.session.email, csrf: csrf.forSession(check.session.token) };
+        const user = { email: check.session.email, csrf: csrf.forSession(check.session.token), can: request.consoleCan };
         return html(reply, 403, consolePage({ title: 'Refused', assets: assets.urls, user, section: 'none', flash: { kind: 'error', text } }, '<p><a href="/console/">Back to the console</a></p>'));
       }
     });
@@ -387,7 +409,8 @@ export async function consoleRoutes(app: FastifyInstance, ctx: ConsoleContext): 
     reportPages(scope, { merchant: ctx.merchant, session, base: (request) => base(request), html, secure });
     payoutPages(scope, { merchant: ctx.merchant, psbts: ctx.payouts, repo: ctx.wallets.repo, session, base, html, secure, field });
     requestPages(scope, { merchant: ctx.merchant, requests: ctx.paymentRequests, repo: ctx.wallets.repo, publicUrl, session, base: (request) => base(request), html, secure, field });
-    memberPages(scope, { merchant: ctx.merchant, teams: ctx.teams, session, base, html, secure, field });
+    memberPages(scope, { merchant: ctx.merchant, teams: ctx.teams, invitations: ctx.invitations, session, base, html, secure, field });
+    invitationSessionPages(scope, { invitations: ctx.invitations, assets: assets.urls, secure, html, base: (request) => base(request), session, cookieSecure });
     auditPages(scope, { merchant: ctx.merchant, teams: ctx.teams, session, base: (request) => base(request), html });
     posPages(scope, { merchant: ctx.merchant, pos: ctx.pos.apps, repo: ctx.wallets.repo, publicUrl, session, base: (request) => base(request), html, secure, field });
 

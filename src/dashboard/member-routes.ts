@@ -1,5 +1,6 @@
-// Store teams in the dashboard API (issue 40): an Owner lists a wallet's members, adds an existing profile by its
-// sign-in e-mail with a role, changes a role or removes a member. Invitations by e-mail link come later.
+// Store teams in the dashboard API (issue 40): an Owner lists a wallet's members, invites an e-mail with a role (a
+// single-use link by mail, accepted in the console after sign-in by code), lists and withdraws pending invitations,
+// adds an existing profile by its sign-in e-mail with a role, changes a role or removes a member.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { ok } from '../http/envelope.ts';
@@ -7,6 +8,7 @@ import { dashboardAuth, requireDashboardSession } from '../http/dashboard-auth.t
 import { useStrictSchemas } from '../http/strict-schema.ts';
 import { ROLES } from '../teams/permissions.ts';
 import type { Teams } from '../teams/teams.ts';
+import type { Invitations } from '../teams/invitations.ts';
 import type { SessionVerifier } from './sessions.ts';
 import type { Merchant } from './merchant.ts';
 import { teamGuard } from './team-guard.ts';
@@ -22,8 +24,11 @@ const ChangeBody = Type.Object(
   { additionalProperties: false },
 );
 
+const InviteBody = Type.Object({ email: Type.String({ minLength: 3, maxLength: 254 }), role: RoleText }, { additionalProperties: false });
+const RevokeBody = Type.Object({ invitation: Type.String({ pattern: '^[1-9][0-9]{0,17}$', description: 'the id of a pending invitation' }) }, { additionalProperties: false });
+
 /** Registers the members routes (Owners only: the permission table's `manage_members`). */
-export async function memberRoutes(app: FastifyInstance, ctx: { merchant: Merchant; sessions: SessionVerifier; teams: Teams }): Promise<void> {
+export async function memberRoutes(app: FastifyInstance, ctx: { merchant: Merchant; sessions: SessionVerifier; teams: Teams; invitations: Invitations }): Promise<void> {
   useStrictSchemas(app);
   app.addHook('preValidation', dashboardAuth(app, ctx.sessions));
   app.addHook('preHandler', teamGuard(ctx.teams, ctx.merchant));
@@ -50,6 +55,29 @@ export async function memberRoutes(app: FastifyInstance, ctx: { merchant: Mercha
     async (request) => {
       await ctx.teams.change(requireDashboardSession(request).profileId, await mine(request), request.body.email, request.body.role);
       noteDetail(request, request.body.role === null ? `removed ${request.body.email}` : `${request.body.email} is now ${String(request.body.role)}`);
+      return ok();
+    },
+  );
+  app.get<{ Params: Static<typeof Params> }>(
+    '/dashboard/wallets/:api_id/invitations',
+    { schema: { summary: "A wallet's pending invitations (Owners only)", tags, security, params: Params } },
+    async (request) => ok({ invitations: await ctx.invitations.pending(await mine(request)) }),
+  );
+  app.post<{ Params: Static<typeof Params>; Body: Static<typeof InviteBody> }>(
+    '/dashboard/wallets/:api_id/invitations',
+    { schema: { summary: 'Invite an e-mail with a role: a single-use link valid 7 days is mailed (Owners only)', tags, security, params: Params, body: InviteBody } },
+    async (request) => {
+      const s = requireDashboardSession(request);
+      await ctx.invitations.invite({ profileId: s.profileId, email: s.email }, await mine(request), request.body.email, request.body.role, request.ip);
+      return ok();
+    },
+  );
+  app.post<{ Params: Static<typeof Params>; Body: Static<typeof RevokeBody> }>(
+    '/dashboard/wallets/:api_id/invitations/revoke',
+    { schema: { summary: 'Withdraw a pending invitation: its link stops working (Owners only)', tags, security, params: Params, body: RevokeBody } },
+    async (request) => {
+      const s = requireDashboardSession(request);
+      await ctx.invitations.revoke({ profileId: s.profileId, email: s.email }, await mine(request), request.body.invitation, request.ip);
       return ok();
     },
   );

@@ -739,6 +739,21 @@ export interface WalletMembersTable {
   created_at: bigint;
 }
 
+/** An invitation to a wallet's team (0030, src/teams/invitations.ts); the link's token only as its hash. */
+export interface WalletInvitationsTable {
+  id: Generated<bigint>;
+  wallet_id: bigint;
+  email: string;
+  role: string;
+  token_hash: string;
+  invited_by: bigint;
+  created_at: bigint;
+  expires_at: bigint;
+  used_at: bigint | null;
+  used_by: bigint | null;
+  revoked_at: bigint | null;
+}
+
 /** Store teams' audit trail (migration 0031): who did what to which wallet, when, from where. */
 export interface WalletAuditTable {
   id: Generated<bigint>;
@@ -888,6 +903,7 @@ export interface Database {
   dashboard_sessions: DashboardSessionsTable;
   profile_wallets: ProfileWalletsTable;
   wallet_members: WalletMembersTable;
+  wallet_invitations: WalletInvitationsTable;
   wallet_audit: WalletAuditTable;
   rate_limit_buckets: RateLimitBucketsTable;
   rate_limit_events: RateLimitEventsTable;

@@ -12,6 +12,9 @@ import { rawRequest } from '../../test/support/raw-http.ts';
 import { insertRefund } from '../refunds/refund-requests.ts';
 import { newToken } from '../security/tokens.ts';
 import { createLogRedaction } from './log-redaction.ts';
+import { Invitations } from '../teams/invitations.ts';
+import { sessionOwning } from '../../test/support/refund-fixtures.ts';
+import { lastSealedMail } from '../../test/support/dashboard.ts';
 
 /** A test network whose node never answers: wallets and forms work, nothing is watched. */
 const DEAD_NODE = { test: { rpcUrl: 'http://127.0.0.1:9', network: 'regtest' as const } };
@@ -112,6 +115,17 @@ describe.each(testEngines())('request log redaction on %s', (engine) => {
     created.push(pos.app.public_id);
     for (const path of ['/pos/TOKEN', '/pos/TOKEN/charges/pay_unknown']) for (const url of spellings(path, pos.app.public_id)) requests.push(['GET', url], ['HEAD', url]);
     for (const path of ['/pos/TOKEN/charges', '/pos/TOKEN/charges/pay_unknown/receipt']) for (const url of spellings(path, pos.app.public_id)) requests.push(['POST', url]);
+    // An invitation to the wallet's team: its mailed link carries the token in the path.
+    await sessionOwning(t.ctx, 'owner-log@example.com', [wallet.id]);
+    const owner = await t.ctx.db.kysely.selectFrom('profiles').select(['id', 'email']).where('email', '=', 'owner-log@example.com').executeTakeFirstOrThrow();
+    await new Invitations({ db: t.ctx.db, clock: Date.now, masterKey: t.masterKey, publicUrl: t.ctx.config.publicUrl }).invite({ profileId: owner.id, email: owner.email }, apiId, 'invitee-log@example.com', 'Cashier', null);
+    const invitation = await lastSealedMail(t.ctx.db, 'invitee-log@example.com');
+    const link = /\/console\/join\/([A-Za-z0-9_-]+)/.exec(invitation.text);
+    expect(link, invitation.text).not.toBeNull();
+    const invitationToken = link![1]!;
+    const unknownInvitation = newToken(32);
+    created.push(invitationToken, unknownInvitation);
+    for (const token of [invitationToken, unknownInvitation]) for (const url of spellings('/console/join/TOKEN', token)) requests.push(['GET', url], ['HEAD', url]);
     for (const token of [refund.token, unknownRefund]) {
       for (const url of spellings('/refund/TOKEN', token)) requests.push(['GET', url], ['HEAD', url], ['POST', url]);
       requests.push(['POST', `/set_refund_addr?refund_form_token=${token}`], ['GET', `/refunds?refund_form_token=${token}`]);
@@ -132,12 +146,14 @@ describe.each(testEngines())('request log redaction on %s', (engine) => {
     // The real pages answered: the redaction hid the token, not the request.
     expect((await rawRequest(port, 'GET', `/refund/${refund.token}`)).status).toBe(200);
     expect((await rawRequest(port, 'GET', `/form/${formToken}`)).status).toBe(200);
+    expect((await rawRequest(port, 'GET', `/console/join/${invitationToken}`)).status).toBe(200);
     // The refund mail went out through the outbox (its log lines are in the capture too).
     await expect.poll(async () => (await t.ctx.db.kysely.selectFrom('outbox').select('state').where('kind', '=', 'email').execute()).map((r) => r.state), { timeout: 15_000 }).toContain('delivered');
 
     const text = log.text();
     expect(text).toContain('/refund/[redacted]');
     expect(text).toContain('/form/[redacted]/state');
+    expect(text).toContain('/console/join/[redacted]');
     expect(text).toContain('/payment_form/[redacted]');
     expect(text).toContain('notification delivered'); // the background's lines are captured too
     for (const secret of created) expect(text, `the log holds ${secret}`).not.toContain(secret);
@@ -181,7 +197,7 @@ describe('routes declare the secrets their paths carry', () => {
       // Booting is the check (an undeclared one throws); this pins the list so a change to it is seen in review.
       const declared = [...new Set(t.app.logRedaction.secretRoutes().map((r) => r.url))].sort();
       expect(declared).toEqual(
-        ['/api/v1/pull-payments/:pullPaymentId', '/api/v1/pull-payments/:pullPaymentId/payouts', '/api/v1/pull-payments/:pullPaymentId/payouts/:payoutId', '/form/:form_token', '/form/:form_token/fields', '/form/:form_token/qrcode', '/form/:form_token/refresh', '/form/:form_token/state', '/payment_form/:form_token', '/pos/:pos_id', '/pos/:pos_id/charges', '/pos/:pos_id/charges/:reference', '/pos/:pos_id/charges/:reference/receipt', '/refund/:token', '/request/:request_id', '/request/:request_id/pay'].sort(),
+        ['/api/v1/pull-payments/:pullPaymentId', '/api/v1/pull-payments/:pullPaymentId/payouts', '/api/v1/pull-payments/:pullPaymentId/payouts/:payoutId', '/console/join/:invitation_token', '/form/:form_token', '/form/:form_token/fields', '/form/:form_token/qrcode', '/form/:form_token/refresh', '/form/:form_token/state', '/payment_form/:form_token', '/pos/:pos_id', '/pos/:pos_id/charges', '/pos/:pos_id/charges/:reference', '/pos/:pos_id/charges/:reference/receipt', '/refund/:token', '/request/:request_id', '/request/:request_id/pay'].sort(),
       );
     } finally {
       await t.close();

@@ -27,6 +27,8 @@ export const ROUTE_ACTIONS: Readonly<Record<string, RouteRule>> = {
   'POST /console/logout': own,
   'POST /console/profile': own,
   'POST /console/wallets': own,
+  // The settings page itself (its form and webhook): refused by URL too to a role that may not change them.
+  'GET /console/wallets/:api_id': { action: 'change_settings', wallet: 'param' },
   'POST /console/wallets/:api_id': { action: 'change_settings', wallet: 'param' },
   'POST /console/orders/:kind/:id/redeliver': { action: 'change_settings', wallet: 'order' },
   'POST /console/orders/:kind/:id/refund': { action: 'refund', wallet: 'order' },
@@ -43,6 +45,8 @@ export const ROUTE_ACTIONS: Readonly<Record<string, RouteRule>> = {
   'GET /console/wallets/:api_id/members': { action: 'manage_members', wallet: 'param' },
   'POST /console/wallets/:api_id/members': { action: 'manage_members', wallet: 'param' },
   'GET /console/wallets/:api_id/audit': { action: 'view_audit', wallet: 'param' },
+  // Accepting an invitation: the signed-in person's own step (the invitation, not a role, says which wallet and role).
+  'POST /console/invitations/accept': own,
   // Dashboard API
   'POST /send_otp': open,
   'POST /check_otp': open,
@@ -57,6 +61,9 @@ export const ROUTE_ACTIONS: Readonly<Record<string, RouteRule>> = {
   'GET /dashboard/wallets/:api_id/members': { action: 'manage_members', wallet: 'param' },
   'POST /dashboard/wallets/:api_id/members': { action: 'manage_members', wallet: 'param' },
   'POST /dashboard/wallets/:api_id/members/change': { action: 'manage_members', wallet: 'param' },
+  'GET /dashboard/wallets/:api_id/invitations': { action: 'manage_members', wallet: 'param' },
+  'POST /dashboard/wallets/:api_id/invitations': { action: 'manage_members', wallet: 'param' },
+  'POST /dashboard/wallets/:api_id/invitations/revoke': { action: 'manage_members', wallet: 'param' },
   // The dashboard API's refunds (src/refunds/routes.ts). A refund request names a transaction, not a wallet: judged
   // by every role the person holds (`none` with an action), as a page that names no wallet is.
   'POST /refund_request': { action: 'refund', wallet: 'none' },

@@ -119,7 +119,14 @@ describe.each(testEngines())('store teams on %s', (engine) => {
       return m.request('POST', url, { csrf: m.csrf, api_id: apiId, pos_id: 'no-such-pos', tx_id: 'none', op: 'none' });
     }
     if (method === 'GET') return m.api('GET', `${url}?from=2026-01-01&to=2026-02-01`);
-    const body = pattern.endsWith('/members') || pattern.endsWith('/change') ? { email: 'nobody@example.com', role: 'Guest' } : pattern.endsWith('/redeliver') ? { event_id: 'none' } : {};
+    const body =
+      pattern.endsWith('/members') || pattern.endsWith('/change') || pattern.endsWith('/invitations')
+        ? { email: 'nobody@example.com', role: 'Guest' }
+        : pattern.endsWith('/redeliver')
+          ? { event_id: 'none' }
+          : pattern.endsWith('/revoke')
+            ? { invitation: '987654' }
+            : {};
     return m.api('POST', url, body);
   };
 

@@ -6,6 +6,7 @@ import { judge, type WalletResolvers } from './guard.ts';
 import { addMember, changeMember, listMembers, roleIn, type Member } from './members.ts';
 import type { Role } from './permissions.ts';
 import { listWalletAudit, type AuditRow } from './audit.ts';
+import { canOf, rolesByWallet, type Can } from './visibility.ts';
 
 /** Teams over one database. */
 export class Teams {
@@ -24,6 +25,11 @@ export class Teams {
   /** The profile's role in a wallet, or null when not a member. */
   role(profileId: bigint, apiId: string): Promise<Role | null> {
     return roleIn(this.db.kysely, profileId, apiId);
+  }
+
+  /** What the console offers the profile (visibility.ts): the permission table over its role in each wallet. */
+  async can(profileId: bigint): Promise<Can> {
+    return canOf(await rolesByWallet(this.db.kysely, profileId));
   }
 
   members(apiId: string): Promise<Member[]> {

@@ -16,11 +16,17 @@ export function checkOtp(app: FastifyInstance, body: Record<string, unknown>, ip
   return app.inject({ method: 'POST', url: '/check_otp', payload: body, remoteAddress: ip });
 }
 
-/** The most recent login mail queued for the address, opened as the mail worker opens it. */
-export async function lastLoginMail(db: Db, email: string): Promise<{ subject: string; text: string; code: string }> {
+/** The most recent sealed mail queued for the address (a login code, an invitation), opened as the mail worker opens it. */
+export async function lastSealedMail(db: Db, email: string): Promise<{ subject: string; text: string }> {
   const row = await db.kysely.selectFrom('outbox').selectAll().where('target', '=', email).where('kind', '=', 'email').orderBy('id', 'desc').executeTakeFirstOrThrow();
   const mail = openSealedMail(TEST_MASTER_KEY, JSON.parse(row.payload_json) as Record<string, unknown>);
-  if (!mail) throw new Error('the login mail is not sealed');
+  if (!mail) throw new Error(`the last mail to ${email} is not sealed`);
+  return mail;
+}
+
+/** The most recent login mail queued for the address, opened as the mail worker opens it. */
+export async function lastLoginMail(db: Db, email: string): Promise<{ subject: string; text: string; code: string }> {
+  const mail = await lastSealedMail(db, email);
   const code = /^ {4}([0-9]{6})$/m.exec(mail.text)?.[1];
   if (!code) throw new Error(`no code in the mail: ${mail.text}`);
   return { ...mail, code };

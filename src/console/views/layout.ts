@@ -3,6 +3,7 @@
 // or by the views that build `body`.
 import { escapeHtml as e } from '../../pages/html.ts';
 import { CSRF_FIELD } from '../console-security.ts';
+import type { Can } from '../../teams/visibility.ts';
 
 /** URLs of the console's stylesheet and script (with content hashes). */
 export interface ConsoleAssetUrls {
@@ -17,24 +18,31 @@ export type Section = 'wallets' | 'orders' | 'requests' | 'buttons' | 'pos' | 'r
 export interface Shell {
   title: string;
   assets: ConsoleAssetUrls;
-  /** The signed-in merchant (null on the sign-in pages). */
-  user: { email: string; csrf: string } | null;
+  /** The signed-in merchant (null on the sign-in pages); `can`: what their roles allow, to offer only that. */
+  user: { email: string; csrf: string; can?: Can } | null;
   section: Section;
   /** A message after a change: a confirmation or an error. */
   flash?: { kind: 'ok' | 'error'; text: string } | null;
 }
 
-const NAV: [Exclude<Section, 'none'>, string, string][] = [
-  ['wallets', '/console/wallets', 'Wallets'],
-  ['orders', '/console/orders', 'Payments'],
-  ['requests', '/console/requests', 'Requests'],
-  ['buttons', '/console/buttons', 'Pay buttons'],
-  ['pos', '/console/pos', 'Point of sale'],
-  ['refunds', '/console/refunds', 'Refunds'],
-  ['payouts', '/console/payouts', 'Payouts'],
-  ['reports', '/console/reports', 'Reports'],
-  ['profile', '/console/profile', 'Profile'],
+/** Navigation entries, each offered only when some role of the member allows what the page is for. */
+const NAV: [Exclude<Section, 'none'>, string, string, ((can: Can) => boolean) | null][] = [
+  ['wallets', '/console/wallets', 'Wallets', null],
+  ['orders', '/console/orders', 'Payments', (can) => can('view_payments')],
+  ['requests', '/console/requests', 'Requests', (can) => can('create_payments')],
+  ['buttons', '/console/buttons', 'Pay buttons', (can) => can('change_settings')],
+  ['pos', '/console/pos', 'Point of sale', (can) => can('use_pos') || can('change_settings')],
+  ['refunds', '/console/refunds', 'Refunds', (can) => can('refund') || can('spend')],
+  ['payouts', '/console/payouts', 'Payouts', (can) => can('spend')],
+  ['reports', '/console/reports', 'Reports', (can) => can('view_reports')],
+  ['profile', '/console/profile', 'Profile', null],
 ];
+
+/** Whether the shell's user may be offered an action (everything when the page did not say: the server decides). */
+export function offers(shell: Pick<Shell, 'user'>, action: Parameters<Can>[0], apiId?: string): boolean {
+  const can = shell.user?.can;
+  return can === undefined || can(action, apiId);
+}
 
 /** The hidden CSRF field every state-changing form carries. */
 export function csrfField(csrf: string): string {
@@ -46,7 +54,7 @@ export function consolePage(shell: Shell, body: string): string {
   const nav = shell.user
     ? `<nav class="nav" aria-label="Console">
   <ul>
-${NAV.map(([id, href, label]) => `    <li><a href="${href}"${shell.section === id ? ' aria-current="page"' : ''}>${label}</a></li>`).join('\n')}
+${NAV.filter(([, , , shown]) => shown === null || shell.user?.can === undefined || shown(shell.user.can)).map(([id, href, label]) => `    <li><a href="${href}"${shell.section === id ? ' aria-current="page"' : ''}>${label}</a></li>`).join('\n')}
   </ul>
   <form method="post" action="/console/logout" class="signout">
     ${csrfField(shell.user.csrf)}

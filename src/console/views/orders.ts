@@ -5,7 +5,7 @@ import { newToken } from '../../security/tokens.ts';
 import type { OrderDetail, OrderPage, OrderPayer, OrderSummary } from '../../dashboard/merchant-orders.ts';
 import { ORDER_LIST_STATUSES } from '../../dashboard/merchant-orders.ts';
 import type { RefundListing } from '../../refunds/refunds.ts';
-import { consolePage, csrfField, statusBadge, when, type Shell } from './layout.ts';
+import { consolePage, csrfField, offers, statusBadge, when, type Shell } from './layout.ts';
 import { fiatForDisplay } from '../../money/fiat-display.ts';
 
 type Base = Omit<Shell, 'title' | 'section'>;
@@ -142,6 +142,9 @@ export function renderOrderDetail(base: Base, o: OrderDetail, opts: { explorer: 
   const csrf = base.user!.csrf;
   const coin = o.mode === 'live' ? 'BTC' : 'testBTC';
   const path = orderPath(o);
+  // Only what the member's role in this wallet allows is offered (the server refuses the rest anyway).
+  const mayRefund = offers(base, 'refund', o.api_id);
+  const mayRedeliver = offers(base, 'change_settings', o.api_id);
   const transitions = o.transitions.length
     ? `<div class="table-wrap"><table id="transitions" class="cards">
   <thead><tr><th scope="col">When</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Cause</th></tr></thead>
@@ -165,7 +168,7 @@ ${o.transitions.map((t) => `<tr class="transition"><td class="when" data-label="
     <div><dt>First seen</dt><dd>${e(when(t.first_seen_at))}</dd></div>
   </dl>
   ${refunds.length ? `<ul class="refunds">${refunds.map((r) => `<li>Refund of ${e(r.refund_amount)} ${coin}: ${statusBadge(r.status)}${r.refund_addr ? ` to <code>${e(r.refund_addr)}</code>` : ' (waiting for the payer\'s address)'}${r.tx_id ? ` in ${explorerLink(opts.explorer, r.tx_id)}` : ''}</li>`).join('')}</ul>` : ''}
-  <form method="post" action="${path}/refund" class="form inline">
+  ${mayRefund ? `<form method="post" action="${path}/refund" class="form inline">
     ${csrfField(csrf)}
     <input type="hidden" name="tx_id" value="${e(t.txid)}">
     <input type="hidden" name="idempotency_key" value="${e(newToken(16))}">
@@ -174,7 +177,7 @@ ${o.transitions.map((t) => `<tr class="transition"><td class="when" data-label="
       <input id="refund-${i}" name="refund_amount" type="text" inputmode="decimal" required maxlength="20" value="${e(prefill)}">
     </div>
     <button type="submit" class="button secondary">Request refund</button>
-  </form>
+  </form>` : ''}
 </article>`;
         })
         .join('\n')
@@ -190,7 +193,7 @@ ${o.deliveries
   <td class="wrap" data-label="To">${e(d.target)}</td>
   <td data-label="State">${e(d.state)}${d.next_attempt_at !== null ? `<br><span class="small">next ${e(when(d.next_attempt_at))}</span>` : ''}</td>
   <td class="attempts-cell" data-label="Attempts">${attemptList(d)}</td>
-  <td class="action"><form method="post" action="${path}/redeliver">${csrfField(csrf)}<input type="hidden" name="event_id" value="${e(d.event_id)}"><button type="submit" class="button secondary small">Redeliver<span class="visually-hidden"> ${e(d.event_id)}</span></button></form></td>
+  <td class="action">${mayRedeliver ? `<form method="post" action="${path}/redeliver">${csrfField(csrf)}<input type="hidden" name="event_id" value="${e(d.event_id)}"><button type="submit" class="button secondary small">Redeliver<span class="visually-hidden"> ${e(d.event_id)}</span></button></form>` : ''}</td>
 </tr>`,
   )
   .join('\n')}
@@ -204,7 +207,7 @@ ${o.deliveries
     <div><dt>Received, confirmed</dt><dd>${e(o.received_confirmed)} ${coin}</dd></div>
     <div><dt>Received, unconfirmed</dt><dd>${e(o.received_unconfirmed)} ${coin}</dd></div>
     ${o.overpaid !== '0' ? `<div><dt>Overpaid</dt><dd>${e(o.overpaid)} ${coin}</dd></div>` : ''}
-    <div><dt>Wallet</dt><dd><a href="/console/wallets/${encodeURIComponent(o.api_id)}">${e(o.account_name ?? o.api_id)}</a></dd></div>
+    <div><dt>Wallet</dt><dd>${offers(base, 'change_settings', o.api_id) ? `<a href="/console/wallets/${encodeURIComponent(o.api_id)}">${e(o.account_name ?? o.api_id)}</a>` : e(o.account_name ?? o.api_id)}</dd></div>
     <div><dt>Created</dt><dd>${e(when(o.created_at))}</dd></div>
     <div class="wide"><dt>Address</dt><dd><code class="address">${e(o.address)}</code></dd></div>
   </dl>

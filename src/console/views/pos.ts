@@ -4,7 +4,7 @@ import { escapeHtml as e } from '../../pages/html.ts';
 import type { WalletOverview } from '../../dashboard/merchant-wallets.ts';
 import { LANGUAGES } from '../../i18n/languages.ts';
 import { tipPresetsOf, type PosView } from '../../pos/pos-apps.ts';
-import { consolePage, csrfField, when, type Shell } from './layout.ts';
+import { consolePage, csrfField, offers, when, type Shell } from './layout.ts';
 
 type Base = Omit<Shell, 'title' | 'section'>;
 
@@ -28,7 +28,9 @@ export function renderPos(base: Base, wallets: WalletOverview[], apps: PosView[]
   if (wallets.length === 0) {
     return consolePage({ ...base, title: 'Point of sale', section: 'pos' }, '<p class="panel">You have no wallet yet: <a href="/console/wallets">add one</a>, and you can sell in person from it here.</p>');
   }
-  const options = wallets.map((w) => `<option value="${e(w.api_id)}"${w.api_id === form.api_id ? ' selected' : ''}>${e(w.account_name ?? w.api_id)} (${e(w.api_id)})</option>`).join('');
+  // Defining a counter is a setting of its wallet: offered for the wallets whose settings the member may change.
+  const definable = wallets.filter((w) => offers(base, 'change_settings', w.api_id));
+  const options = definable.map((w) => `<option value="${e(w.api_id)}"${w.api_id === form.api_id ? ' selected' : ''}>${e(w.account_name ?? w.api_id)} (${e(w.api_id)})</option>`).join('');
   const languages = [`<option value="">The payer's browser decides</option>`, ...LANGUAGES.map((l) => `<option value="${e(l.tag)}"${l.tag === form.default_language ? ' selected' : ''}>${e(l.name)} (${e(l.tag)})</option>`)].join('');
   const root = publicUrl.replace(/\/$/, '');
   const list =
@@ -44,11 +46,11 @@ export function renderPos(base: Base, wallets: WalletOverview[], apps: PosView[]
   <p>${e(v.app.currency)} · ${e(mode)} · tips ${e(tips.length ? tips.map((t) => `${t} %`).join(', ') : 'none')}${Number(v.app.custom_tip) === 1 ? ' and typed' : ''} · created ${e(when(Number(v.app.created_at)))}</p>
   <p>Counter link (open it on the counter's tablet; anyone with it can charge): <a href="${e(link)}">${e(link)}</a></p>
   ${v.items.length ? `<ul>${v.items.map((i) => `<li>${e(i.name)}: ${e(i.price)} ${e(v.app.currency)}${i.stock === null ? '' : ` · ${e(String(i.stock))} in stock`}</li>`).join('')}</ul>` : ''}
-  <form method="post" action="/console/pos/delete">${csrfField(base.user?.csrf ?? '')}<input type="hidden" name="pos_id" value="${e(v.app.public_id)}"><button type="submit" class="button secondary">Delete ${e(v.app.title)}</button></form>
+  ${offers(base, 'change_settings', v.storeId) ? `<form method="post" action="/console/pos/delete">${csrfField(base.user?.csrf ?? '')}<input type="hidden" name="pos_id" value="${e(v.app.public_id)}"><button type="submit" class="button secondary">Delete ${e(v.app.title)}</button></form>` : ''}
 </section>`;
           })
           .join('\n');
-  const body = `<form method="post" action="/console/pos" class="panel" aria-label="New point of sale">
+  const creation = definable.length === 0 ? '' : `<form method="post" action="/console/pos" class="panel" aria-label="New point of sale">
     ${csrfField(base.user?.csrf ?? '')}
     <h2>New point of sale</h2>
     <p><label for="pos-wallet">Wallet</label> <select id="pos-wallet" name="api_id">${options}</select></p>
@@ -66,7 +68,8 @@ export function renderPos(base: Base, wallets: WalletOverview[], apps: PosView[]
     <p><input id="pos-custom-tip" name="custom_tip" type="checkbox" value="1"${form.custom_tip ? ' checked' : ''}> <label for="pos-custom-tip">The payer may type a tip amount</label></p>
     <p><label for="pos-language">Default language of the counter page</label> <select id="pos-language" name="default_language">${languages}</select></p>
     <p><button type="submit" class="button">Create the point of sale</button></p>
-  </form>
+  </form>`;
+  const body = `${creation}
   ${list}`;
   return consolePage({ ...base, title: 'Point of sale', section: 'pos' }, body);
 }

@@ -3,7 +3,7 @@
 import { escapeHtml as e } from '../../pages/html.ts';
 import type { RefundListing } from '../../refunds/refunds.ts';
 import type { WalletOverview } from '../../dashboard/merchant-wallets.ts';
-import { consolePage, csrfField, statusBadge, type Shell } from './layout.ts';
+import { consolePage, csrfField, offers, statusBadge, type Shell } from './layout.ts';
 
 type Base = Omit<Shell, 'title' | 'section'>;
 
@@ -24,7 +24,7 @@ ${refunds
   </tbody></table></div>`
     : '<p>No refunds yet. Request one from a payment\'s detail page.</p>';
   const waiting = wallets.filter(
-    (w) => w.settlement_mode === 'direct' && refunds.some((r) => r.api_id === w.api_id && r.state === 'scheduled' && r.refund_addr !== ''),
+    (w) => w.settlement_mode === 'direct' && offers(base, 'spend', w.api_id) && refunds.some((r) => r.api_id === w.api_id && r.state === 'scheduled' && r.refund_addr !== ''),
   );
   const sign = waiting
     .map(

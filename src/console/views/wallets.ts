@@ -3,7 +3,7 @@
 import { escapeHtml as e } from '../../pages/html.ts';
 import type { WalletOverview } from '../../dashboard/merchant-wallets.ts';
 import type { ReceivedPerDay } from '../../dashboard/received-per-day.ts';
-import { consolePage, csrfField, when, type Shell } from './layout.ts';
+import { consolePage, csrfField, offers, when, type Shell } from './layout.ts';
 import { renderReceivedChart } from './chart.ts';
 import { fiatForDisplay } from '../../money/fiat-display.ts';
 import { LANGUAGES } from '../../i18n/languages.ts';
@@ -32,9 +32,11 @@ function cosigners(w: WalletOverview): string {
   return `<div class="wide"><dt>Cosigners</dt><dd><ul class="cosigners">${w.cosigners.map((c) => `<li><code>${e(c)}</code></li>`).join('')}</ul></dd></div>`;
 }
 
-function walletCard(w: WalletOverview): string {
+/** A wallet's card; its name links to the settings page only for a role that may change them (the page is refused otherwise). */
+function walletCard(w: WalletOverview, settings: boolean): string {
+  const name = e(w.account_name ?? 'Unnamed wallet');
   return `<article class="panel wallet" aria-labelledby="w-${e(w.api_id)}">
-  <h2 id="w-${e(w.api_id)}"><a href="/console/wallets/${encodeURIComponent(w.api_id)}">${e(w.account_name ?? 'Unnamed wallet')}</a></h2>
+  <h2 id="w-${e(w.api_id)}">${settings ? `<a href="/console/wallets/${encodeURIComponent(w.api_id)}">${name}</a>` : name}</h2>
   ${nameCheck(w)}
   <dl class="facts">
     <div><dt>Type</dt><dd>${e(w.wallet_type)}</dd></div>
@@ -99,7 +101,7 @@ function addForms(base: Base, form: AddForm, currencies: readonly string[]): str
 export function renderWallets(base: Base, wallets: WalletOverview[], form: AddForm = {}, currencies: readonly string[] = []): string {
   const email = e(base.user!.email);
   const body = wallets.length
-    ? `<div class="grid">${wallets.map(walletCard).join('\n')}</div>
+    ? `<div class="grid">${wallets.map((w) => walletCard(w, offers(base, 'change_settings', w.api_id))).join('\n')}</div>
 <section class="panel" aria-labelledby="add-title">
   <h2 id="add-title">Add a wallet</h2>
   <p class="hint">A key is added when it is new here, or when it was registered with your e-mail (${email}) as its notification e-mail. Knowing a key is not proof of owning it; for other keys, ask the operator. Adding a key that is already yours saves the name and currency you give.</p>
@@ -127,10 +129,10 @@ function confirmName(w: WalletOverview, csrf: string): string {
 /** One wallet: settings form and chart. */
 export function renderWallet(base: Base, w: WalletOverview, chart: ReceivedPerDay, currencies: readonly string[] = []): string {
   const csrf = base.user!.csrf;
-  const body = `${walletCard(w)}
+  const body = `${walletCard(w, true)}
 ${confirmName(w, csrf)}
-<p><a href="/console/wallets/${encodeURIComponent(w.api_id)}/members">Members and roles</a></p>
-<p><a href="/console/wallets/${encodeURIComponent(w.api_id)}/audit">Audit trail</a></p>
+${offers(base, 'manage_members', w.api_id) ? `<p><a href="/console/wallets/${encodeURIComponent(w.api_id)}/members">Members and roles</a></p>` : ''}
+${offers(base, 'view_audit', w.api_id) ? `<p><a href="/console/wallets/${encodeURIComponent(w.api_id)}/audit">Audit trail</a></p>` : ''}
 <section class="panel" aria-labelledby="chart-h">
   <h2 id="chart-h">Received in the last 30 days</h2>
   ${renderReceivedChart(chart)}

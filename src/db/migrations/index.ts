@@ -27,6 +27,7 @@ import { paymentRequests } from './0026-payment-requests.ts';
 import { payButtons } from './0027-pay-buttons.ts';
 import { posApps } from './0028-pos-apps.ts';
 import { walletMembers } from './0029-wallet-members.ts';
+import { walletInvitations } from './0030-wallet-invitations.ts';
 import { walletAudit } from './0031-wallet-audit.ts';
 
 /** Every migration in order; append only, never edit a released one. */
@@ -59,5 +60,6 @@ export const MIGRATIONS: readonly SatgateMigration[] = [
   payButtons,
   posApps,
   walletMembers,
+  walletInvitations,
   walletAudit,
 ];
