@@ -45,6 +45,11 @@ export interface LightOptions {
 /** An Electrum server (SATGATE_*_ELECTRUM_URL). */
 export interface ElectrumSourceEndpoint extends LightOptions {
   electrumUrl: string;
+  /**
+   * Script subscriptions per server at most (SATGATE_LIGHT_MAX_SUBSCRIPTIONS, default 20,000, below Fulcrum's 50,000);
+   * beyond it hot addresses keep theirs and the rest are polled. Lowered to what a server accepts when it refuses more.
+   */
+  maxSubscriptions?: number;
 }
 
 /** An Esplora API (SATGATE_*_ESPLORA_URL), with mempool.space's websocket beside it when its own URL is set. */

@@ -285,6 +285,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const esploraWsMaxAddresses = int('SATGATE_ESPLORA_WS_MAX_ADDRESSES', 100, 1, 100_000);
   const esploraTipCacheMs = int('SATGATE_ESPLORA_TIP_CACHE_MS', 10_000, 0, 600_000);
   const lightMaxRps = int('SATGATE_LIGHT_MAX_RPS', 5, 1, 10_000);
+  // Fulcrum and ElectrumX refuse more than 50,000 subscriptions a session by default: the cap stays below it.
+  const maxSubscriptions = int('SATGATE_LIGHT_MAX_SUBSCRIPTIONS', 20_000, 0, 50_000);
   const light = { proxy, tipCacheMs: esploraTipCacheMs, budget: { ratePerSecond: lightMaxRps, burst: lightMaxRps * 4 } };
   // At most one of the URLs is set (checked above): one entry per source kind.
   const quorumRaw = str('SATGATE_LIGHT_QUORUM');
@@ -295,7 +297,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const more = (urls: string[] | null) => (urls && urls.length > 1 ? { extraServers: urls.slice(1), quorum: Math.min(quorum, urls.length) } : {});
   const endpoint = (rpcUrl: string | null, zmqUrl: string | null, electrumUrls: string[] | null, esploraUrls: string[] | null, esploraWsUrl: string | null): ChainEndpoint | null => {
     if (rpcUrl) return { rpcUrl, zmqUrl };
-    if (electrumUrls) return { electrumUrl: electrumUrls[0]!, ...more(electrumUrls), ...light };
+    if (electrumUrls) return { electrumUrl: electrumUrls[0]!, ...more(electrumUrls), ...light, maxSubscriptions };
     if (esploraUrls) return { esploraUrl: esploraUrls[0]!, ...more(esploraUrls), ...light, ...(esploraWsUrl ? { esploraWsUrl, wsMaxAddresses: esploraWsMaxAddresses } : {}) };
     return null;
   };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from './config.ts';
 import type { ElectrumSourceEndpoint } from './chain-endpoint.ts';
 import { parseServerList } from './server-list.ts';
-import { PUBLIC_ELECTRUM_SERVERS, PUBLIC_ELECTRUM_SOURCE, operatorOf } from './public-electrum-servers.ts';
+import { PUBLIC_ELECTRUM_SERVERS, PUBLIC_ELECTRUM_SOURCE, operatorOf, pickPublicServers } from './public-electrum-servers.ts';
 
 function problems(env: NodeJS.ProcessEnv): string[] {
   try {
@@ -76,8 +76,30 @@ describe('light server lists (SATGATE_*_ELECTRUM_URL, SATGATE_*_ESPLORA_URL)', (
     );
   });
 
+  it('the Electrum subscription cap is 20,000 per server by default, configurable, and never above the 50,000 servers allow', () => {
+    expect(loadConfig({ SATGATE_LIVE_ELECTRUM_URL: 'ssl://a.example:50002' }).chains.live).toMatchObject({ maxSubscriptions: 20_000 });
+    expect(loadConfig({ SATGATE_LIVE_ELECTRUM_URL: 'ssl://a.example:50002', SATGATE_LIGHT_MAX_SUBSCRIPTIONS: '500' }).chains.live).toMatchObject({ maxSubscriptions: 500 });
+    expect(problems({ SATGATE_LIVE_ELECTRUM_URL: 'ssl://a.example:50002', SATGATE_LIGHT_MAX_SUBSCRIPTIONS: '60000' }).join(' ')).toMatch(/SATGATE_LIGHT_MAX_SUBSCRIPTIONS/);
+  });
+
   it('the built-in public list parses as Electrum URLs and spans enough operators', () => {
     expect(parseServerList('list', PUBLIC_ELECTRUM_SERVERS.join(','), 'electrum').problems).toEqual([]);
     expect(new Set(PUBLIC_ELECTRUM_SERVERS.map(operatorOf)).size).toBeGreaterThanOrEqual(8);
+     // Data with its source and the date it was taken; TLS only (no plain tcp://, no .onion, no bare address).
+    expect(PUBLIC_ELECTRUM_SOURCE.retrieved).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    for (const u of PUBLIC_ELECTRUM_SERVERS) expect(u).toMatch(/^ssl:\/\/[a-z0-9.-]+\.[a-z]{2,}:\d+$/);
+    expect(PUBLIC_ELECTRUM_SERVERS.some((u) => u.includes('.onion'))).toBe(false);
+  });
+
+  it('public servers are picked at random: different starts pick different sets, each of distinct operators, and every server can be picked', () => {
+    // A small deterministic generator stands in for Math.random, so the test says what it checks.
+    const seeded = (seed: number) => () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const picks = Array.from({ length: 200 }, (_, i) => pickPublicServers(4, seeded(i + 1)));
+    for (const p of picks) {
+      expect(p).toHaveLength(4);
+      expect(new Set(p.map(operatorOf)).size).toBe(4);
+    }
+    expect(new Set(picks.map((p) => [...p].sort().join(','))).size).toBeGreaterThan(150);
+    expect(new Set(picks.flat())).toEqual(new Set(PUBLIC_ELECTRUM_SERVERS));
   });
 });

@@ -16,6 +16,12 @@ import { RateStore } from '../rates/rate-store.ts';
 import { runDoctor, type Finding } from './doctor.ts';
 import { startElectrumTestServer } from '../../test/support/electrum-test-server.ts';
 import { startEsploraTestServer } from '../../test/support/esplora-test-server.ts';
+import { TEST_BUDGET } from '../../test/support/chain-sources.ts';
+import { createTestApp } from '../../test/support/test-app.ts';
+import { writeRatesFile } from '../../test/support/rates-file.ts';
+import { addSandboxWallet, createClient, customRequest, postPayment, tokenFor } from '../../test/support/payment-api.ts';
+import { decodeAddress } from '../bitcoin/address.ts';
+import type { MemberHealth } from '../chain/light/pool-member.ts';
 
 const HOUR = 3_600_000;
 let node: RegtestNode;
@@ -128,6 +134,40 @@ describe('satgate doctor', () => {
       expect(findings.find((f) => f.check === 'chain test server 2/3')!.detail).toMatch(/lagging: 1 block\(s\) behind the best tip/);
       expect(findings.find((f) => f.check === 'chain test server 3/3')!.detail).toContain('Electrum server unreachable');
     } finally {
+      for (const s of servers) await s.close();
+    }
+  });
+
+  it('several Electrum servers while satgate runs: each line says the omissions, refusals and lag the running server saw, and a server that hid a payment is a warning', async () => {
+    const base = await setUp();
+    delete base.SATGATE_TEST_RPC_URL;
+    const servers = [await startElectrumTestServer(node), await startElectrumTestServer(node)];
+    const t = await createTestApp('sqlite', {
+      env: { SATGATE_RATES_FILE: writeRatesFile({ USD: '50000.00' }) },
+      chains: { test: { electrumUrl: servers[0]!.url, extraServers: [servers[1]!.url], quorum: 2, budget: TEST_BUDGET, network: 'regtest' } },
+      start: true,
+    });
+    try {
+      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      const apiId = await addSandboxWallet(t.app, { return_url: 'https://shop.example/hooks' });
+      const token = await tokenFor(t.app, await createClient(t.ctx, [apiId]));
+      const res = await postPayment(t.app, token, customRequest(apiId));
+      const script = decodeAddress((res.json() as { crypto_address: string }).crypto_address).script;
+      servers[1]!.lies.hideHistoryOf = script;
+      await node.pay(script, 50_000n);
+      await node.mine(1);
+      const seen = async () => (await t.app.inject({ method: 'GET', url: '/health' })).json().chain_test.servers as MemberHealth[];
+      for (let i = 0; i < 10 && (await seen())[1]!.omissions === 0; i++) await t.ctx.chains.pollNow();
+      expect((await seen())[1]!.omissions).toBe(1);
+
+      const port = (t.app.server.address() as AddressInfo).port;
+      const findings = await runDoctor({ ...base, PORT: String(port), SATGATE_TEST_ELECTRUM_URL: `${servers[0]!.url},${servers[1]!.url}` });
+      const line = (n: number) => findings.find((f) => f.check === `chain test server ${n}/2`)!;
+      expect(line(1)).toMatchObject({ verdict: 'ok', detail: expect.stringContaining('seen while running: 0 omission(s), 0 refusal(s)') });
+      expect(line(2).verdict).toBe('warn');
+      expect(line(2).detail).toMatch(/seen while running: 1 omission\(s\), 0 refusal\(s\), last missing-transaction of [0-9a-f]{64}: it left out transactions other servers listed/);
+    } finally {
+      await t.close();
       for (const s of servers) await s.close();
     }
   });

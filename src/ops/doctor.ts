@@ -15,6 +15,8 @@ import type { Network } from '../bitcoin/networks.ts';
 import { MasterKey } from '../security/master-key.ts';
 import { RateStore } from '../rates/rate-store.ts';
 import { devChainInstalled, NO_CHAIN_SOURCE_HELP } from '../config/chain-source.ts';
+import { listenUrl, readServerUrl } from '../config/server-url-file.ts';
+import type { MemberHealth } from '../chain/light/pool-member.ts';
 
 /** One line of `satgate doctor`: fail makes the exit code non-zero, warn does not. */
 export interface Finding {
@@ -196,6 +198,7 @@ interface LightProbe {
 /** Every server probed at once; of several, one behind the best tip is reported as lagging. */
 async function checkLightServers(config: Config, probes: LightProbe[]): Promise<Finding[]> {
   const results = await Promise.all(probes.map((p) => checkLightSource(config, p)));
+  const seen = probes.some((p) => p.of !== undefined) ? await runningServers(config) : null;
   for (const mode of ['live', 'test'] as const) {
     const mine = results.filter((_, i) => probes[i]!.mode === mode && probes[i]!.of !== undefined);
     const best = Math.max(-1, ...mine.map((r) => r.tip ?? -1));
@@ -203,12 +206,48 @@ async function checkLightServers(config: Config, probes: LightProbe[]): Promise<
       if (r.tip !== undefined && r.tip < best && r.finding.verdict === 'ok') {
         r.finding = { ...r.finding, verdict: 'warn', detail: `${r.finding.detail}; lagging: ${best - r.tip} block(s) behind the best tip ${best} of the other servers (asked no histories until it catches up)` };
       }
+      r.finding = withRunningHealth(r, seen === null ? null : (seen[mode] ?? []));
     }
   }
   return results.map((r) => r.finding);
 }
 
-async function checkLightSource(config: Config, s: LightProbe): Promise<{ finding: Finding; tip?: number }> {
+/**
+ * What the running server saw of each light server (GET /health from this machine shows each one's omissions,
+ * refusals and lag), keyed by network; null when no server answers (doctor runs before the first start too).
+ */
+async function runningServers(config: Config): Promise<Partial<Record<'live' | 'test', MemberHealth[]>> | null> {
+  const base = readServerUrl(config.dataDir) ?? listenUrl(config.host, config.port);
+  try {
+    const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    const body = (await res.json()) as Record<string, { servers?: MemberHealth[] } | undefined>;
+    const out: Partial<Record<'live' | 'test', MemberHealth[]>> = {};
+    for (const mode of ['live', 'test'] as const) {
+      const servers = body[`chain_${mode}`]?.servers;
+      if (Array.isArray(servers)) out[mode] = servers;
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/** A server's line completed with what the running server saw of it: omissions make it a warning. */
+function withRunningHealth(r: { finding: Finding; url?: string }, seen: MemberHealth[] | null): Finding {
+  if (r.finding.verdict === 'fail') return r.finding;
+  if (seen === null) return { ...r.finding, detail: `${r.finding.detail}; omissions seen: not known (satgate is not running here)` };
+  const h = seen.find((s) => s.url === r.url);
+  if (!h) return r.finding;
+  const parts = [`${h.omissions} omission(s)`, `${h.refusals} refusal(s)`];
+  if (h.backingOffUntil !== null) parts.push('throttling now (backing off)');
+  if (h.lagging) parts.push(`lagging (${h.lagReason})`);
+  const detail = `${r.finding.detail}; seen while running: ${parts.join(', ')}`;
+  if (h.omissions === 0) return { ...r.finding, detail };
+  const last = h.lastOmission ? `, last ${h.lastOmission.kind} of ${h.lastOmission.txid}` : '';
+  return { ...r.finding, verdict: 'warn', detail: `${detail}${last}: it left out transactions other servers listed, and is asked less` };
+}
+
+async function checkLightSource(config: Config, s: LightProbe): Promise<{ finding: Finding; tip?: number; url?: string }> {
   const check = s.of === undefined ? `chain ${s.mode}` : `chain ${s.mode} server ${s.index}/${s.of}`;
   const label = s.kind === 'electrum' ? 'Electrum server' : 'Esplora API';
   let backend: LightBackend | undefined;
@@ -235,9 +274,9 @@ async function checkLightSource(config: Config, s: LightProbe): Promise<{ findin
     if (answer.matches === null) {
       return { finding: { check, verdict: 'warn', detail: `the ${label} at ${backend.url} is at height ${answer.tip}, below ${s.network}'s checkpoint ${checkpoint.height}: still syncing?` } };
     }
-    const running = s.of === undefined ? 'see /health' : 'omissions, lagging and throttling seen while running: /health servers and /metrics';
+    const running = s.of === undefined ? 'see /health' : 'per server in /health servers and /metrics';
     const detail = `${label} at ${backend.url}: ${s.network} at height ${answer.tip} (headers and Merkle proofs are verified while running; ${running})`;
-    return { finding: { check, verdict: 'ok', detail }, tip: answer.tip };
+    return { finding: { check, verdict: 'ok', detail }, tip: answer.tip, url: backend.url };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (/excessive resource usage|429/.test(message)) {

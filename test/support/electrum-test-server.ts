@@ -40,6 +40,10 @@ export interface ElectrumTestServer {
   port: number;
   lies: LieSettings;
   throttle: ServerThrottle;
+  /** A server's own limits: script subscriptions per session (Fulcrum's max_subs_per_ip, 50,000 by default). */
+  limits: { subscriptions?: number };
+  /** Script hashes subscribed now, over all sessions. */
+  subscribedCount(): number;
   /** Drops every open connection (clients must reconnect and resubscribe). */
   dropConnections(): void;
   /** Methods called, in order, for assertions. */
@@ -58,6 +62,7 @@ export async function startElectrumTestServer(
   const index = new LightChainIndex(node.rpc);
   await index.refresh();
   const lies: LieSettings = {};
+  const limits: { subscriptions?: number } = {};
   const throttle = new ServerThrottle();
   const sessions = new Set<Session>();
   const calls: string[] = [];
@@ -81,9 +86,10 @@ export async function startElectrumTestServer(
   const headerAt = (h: number): Uint8Array | undefined =>
     h > (lies.stuckAt ?? Infinity) ? undefined : h === index.tipHeight() + 1 ? (badPowHeader() ?? undefined) : index.block(h)?.header;
 
-  const historyOf = (shReversed: string): HistoryItem[] => {
+  const historyOf = (shReversed: string, forStatus = false): HistoryItem[] => {
     const sha = Buffer.from(shReversed, 'hex').reverse().toString('hex');
     if (lies.hideHistoryOf && scriptSha(lies.hideHistoryOf) === sha) return [];
+    if (!forStatus && lies.hideListKeepStatus && scriptSha(lies.hideListKeepStatus) === sha) return [];
     const items = index.history(sha).filter((i) => i.height <= (lies.stuckAt ?? Infinity));
     if (lies.phantomPayment && scriptSha(lies.phantomPayment.script) === sha) {
       items.push({ txid: phantomFor('phantom', lies.phantomPayment.script, lies.phantomPayment.value).txid, height: index.tipHeight() });
@@ -108,7 +114,9 @@ export async function startElectrumTestServer(
     const waiting = items.filter((i) => i.height <= 0);
     return [...mined, ...waiting];
   };
-  const statusOf = (sh: string) => electrumStatus(historyOf(sh));
+  // A status is the hash of the honest list, even when the list sent hides (hideListKeepStatus).
+  const statusOf = (sh: string) => electrumStatus(historyOf(sh, true));
+
 
   const rawTx = (txid: string): Uint8Array | undefined => phantoms.get(txid)?.tx.bytes ?? index.tx(txid)?.tx.bytes;
 
@@ -211,6 +219,9 @@ export async function startElectrumTestServer(
       }
       case 'blockchain.scripthash.subscribe': {
         const sh = hash(params[0], 'scripthash');
+        if (limits.subscriptions !== undefined && !session.scripthashes.has(sh) && session.scripthashes.size >= limits.subscriptions) {
+          throw new RpcFailure(-32600, `subscription limit of ${limits.subscriptions} reached`);
+        }
         const status = statusOf(sh);
         session.scripthashes.set(sh, status);
         return status;
@@ -349,6 +360,8 @@ export async function startElectrumTestServer(
     port: addr.port,
     lies,
     throttle,
+    limits,
+    subscribedCount: () => [...sessions].reduce((n, s) => n + s.scripthashes.size, 0),
     calls,
     scriptAsks,
     headerRequests,

@@ -16,6 +16,8 @@ export interface LieSettings {
   hiddenReorg?: boolean;
   /** Every transaction of this script is left out of its history (an omission: no proof is needed to stay silent). */
   hideHistoryOf?: Uint8Array;
+  /** Electrum: this script's list is sent empty while its status stays the honest one (a status for a history not sent). */
+  hideListKeepStatus?: Uint8Array;
   /** Stuck at this height (a server that stopped syncing): no tip, header or mined transaction above it. */
   stuckAt?: number;
 }

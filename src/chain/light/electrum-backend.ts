@@ -5,9 +5,17 @@ import type { SourceKind } from '../source-kind.ts';
 import { budgetShare, lightBackend, openLight } from './light-source.ts';
 import { parseElectrumUrl } from './electrum-client.ts';
 import { parseProxyUrl } from './socks-proxy.ts';
-import { BackendUnavailableError, type LightBackend, type MerkleProof } from './light-backend.ts';
+import { BackendUnavailableError, type HistoryAnswer, type HistoryOptions, type LightBackend, type MerkleProof } from './light-backend.ts';
 import { ElectrumClient, ElectrumError, type ElectrumClientOptions } from './electrum-client.ts';
-import { electrumScriptHash, type HistoryEntry } from './script-hash.ts';
+import { electrumScriptHash, electrumStatus, type HistoryEntry } from './script-hash.ts';
+
+/**
+ * Script subscriptions kept per server at most, by default: below Fulcrum's and ElectrumX's default of 50,000 a
+ * session (SATGATE_LIGHT_MAX_SUBSCRIPTIONS). Beyond it, hot addresses keep subscriptions and the rest are polled.
+ */
+export const DEFAULT_MAX_SUBSCRIPTIONS = 20_000;
+
+const SCRIPT_SUBSCRIBE = 'blockchain.scripthash.subscribe';
 
 function bytes(hex: unknown, what: string): Uint8Array {
   if (typeof hex !== 'string' || hex.length % 2 !== 0 || !/^[0-9a-f]*$/i.test(hex)) throw new BackendUnavailableError(`server sent malformed ${what}`);
@@ -19,8 +27,22 @@ export class ElectrumBackend implements LightBackend {
   readonly client: ElectrumClient;
   private readonly listeners: Array<() => void> = [];
 
-  constructor(options: ElectrumClientOptions) {
+  /** Script hashes subscribed, oldest first, and whether each was hot when last asked. */
+  private readonly subscribed = new Map<string, { hot: boolean }>();
+  /** The cap: configured, lowered to what the server accepted when it refuses one more. */
+  private maxSubscriptions: number;
+  /** Histories asked by get_history alone because the script was over the cap (for /health and tests). */
+  polledOverCap = 0;
+
+  constructor(options: ElectrumClientOptions & { maxSubscriptions?: number }) {
     this.client = new ElectrumClient(options);
+    this.maxSubscriptions = options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS;
+    // A renewal the server refused after a reconnect: that script is polled from now on.
+    this.client.on('subscription-refused', (method: string, params: unknown[]) => {
+      if (method !== SCRIPT_SUBSCRIBE) return;
+      this.subscribed.delete(String(params[0]));
+      this.maxSubscriptions = Math.max(0, Math.min(this.maxSubscriptions, this.subscribed.size));
+    });
     this.client.on('notification', () => this.push());
     // After a reconnect every subscription was renewed; a poll compares the statuses and fetches what changed.
     this.client.on('reconnected', () => this.push());
@@ -53,10 +75,25 @@ export class ElectrumBackend implements LightBackend {
     return out;
   }
 
-  async history(script: Uint8Array, known?: string | null): Promise<{ status: string | null; entries: HistoryEntry[] } | 'unchanged'> {
+  /**
+   * Subscribed while under the cap (the server then pushes its changes); over it, a hot address takes the place of
+   * the oldest subscription that is not hot, and the rest are asked with get_history alone (polled, under the budget).
+   */
+  async history(script: Uint8Array, known?: string | null, opts: HistoryOptions = {}): Promise<HistoryAnswer | 'unchanged'> {
     const sh = electrumScriptHash(script);
-    const status = await this.client.subscribe<string | null>('blockchain.scripthash.subscribe', [sh]);
-    if (known !== undefined && status === known) return 'unchanged';
+    let status: string | null | undefined;
+    if (await this.holdSubscription(sh, opts.hot === true)) {
+      try {
+        status = await this.client.subscribe<string | null>(SCRIPT_SUBSCRIBE, [sh]);
+      } catch (err) {
+        if (!(err instanceof ElectrumError)) throw err;
+        // The server refuses one more subscription (its limit, e.g. Fulcrum's max_subs_per_ip): keep what it holds, poll the rest.
+        this.client.forget(SCRIPT_SUBSCRIBE, [sh]);
+        this.subscribed.delete(sh);
+        this.maxSubscriptions = this.subscribed.size;
+      }
+      if (status !== undefined && known !== undefined && status === known) return 'unchanged';
+    }
     const list = await this.client.request<Array<{ tx_hash?: unknown; height?: unknown }>>('blockchain.scripthash.get_history', [sh]);
     if (!Array.isArray(list)) throw new BackendUnavailableError('server sent a malformed history');
     const entries: HistoryEntry[] = [];
@@ -66,7 +103,41 @@ export class ElectrumBackend implements LightBackend {
       }
       entries.push({ txid: e.tx_hash, height: e.height });
     }
-    return { status: typeof status === 'string' ? status : null, entries };
+    // The protocol defines a status as the hash of the list: one that does not match claims a history not sent.
+    const listed = electrumStatus(entries);
+    if (status === undefined) {
+      this.polledOverCap++;
+      if (known !== undefined && listed === known) return 'unchanged';
+      return { status: listed, entries };
+    }
+    const claimed = typeof status === 'string' ? status : null;
+    return { status: claimed, entries, ...(claimed !== listed ? { statusMismatch: true } : {}) };
+  }
+
+  /** Whether the script is (or may now be) subscribed: within the cap, or a hot one displacing one that is not. */
+  private async holdSubscription(sh: string, hot: boolean): Promise<boolean> {
+    const had = this.subscribed.get(sh);
+    if (had && this.client.hasSubscription(SCRIPT_SUBSCRIBE, [sh])) {
+      had.hot = hot;
+      return true;
+    }
+    this.subscribed.delete(sh);
+    if (this.subscribed.size < this.maxSubscriptions) {
+      this.subscribed.set(sh, { hot });
+      return true;
+    }
+    if (!hot) return false;
+    const [cold] = [...this.subscribed].find(([, v]) => !v.hot) ?? [];
+    if (cold === undefined) return false;
+    this.subscribed.delete(cold);
+    await this.client.unsubscribe(SCRIPT_SUBSCRIBE, [cold]);
+    this.subscribed.set(sh, { hot });
+    return true;
+  }
+
+  /** Scripts subscribed now, and the cap (for /health). */
+  subscriptions(): { subscribed: number; max: number; polledOverCap: number } {
+    return { subscribed: this.subscribed.size, max: this.maxSubscriptions, polledOverCap: this.polledOverCap };
   }
 
   async rawTransaction(txid: string): Promise<Uint8Array | null> {
@@ -117,7 +188,9 @@ export const electrumSource: SourceKind<ElectrumSourceEndpoint> = {
   open(endpoint, deps) {
     const urls = [endpoint.electrumUrl, ...(endpoint.extraServers ?? [])];
     const backend = lightBackend(
-      urls.map((url) => new ElectrumBackend({ endpoint: parseElectrumUrl(url), proxy: endpoint.proxy ? parseProxyUrl(endpoint.proxy) : null, budget: budgetShare(endpoint.budget, urls.length) })),
+      urls.map(
+        (url) => new ElectrumBackend({ endpoint: parseElectrumUrl(url), proxy: endpoint.proxy ? parseProxyUrl(endpoint.proxy) : null, budget: budgetShare(endpoint.budget, urls.length), ...(endpoint.maxSubscriptions !== undefined ? { maxSubscriptions: endpoint.maxSubscriptions } : {}) }),
+      ),
       deps,
       endpoint.quorum,
     );

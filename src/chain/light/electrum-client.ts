@@ -62,6 +62,8 @@ export class ElectrumClient extends EventEmitter {
   private readonly subscriptions = new Map<string, { method: string; params: unknown[] }>();
   private pingTimer: NodeJS.Timeout | null = null;
   serverVersion: string | null = null;
+  /** The server's `server.features` answer (protocol range, pruning, genesis), read once a connection; null if refused. */
+  features: Record<string, unknown> | null = null;
 
   constructor(private readonly opts: ElectrumClientOptions) {
     super();
@@ -87,6 +89,24 @@ export class ElectrumClient extends EventEmitter {
   async subscribe<T>(method: string, params: unknown[] = []): Promise<T> {
     this.subscriptions.set(`${method}${JSON.stringify(params)}`, { method, params });
     return this.request<T>(method, params);
+  }
+
+  /** Ends a subscription (Electrum 1.4.2 `*.unsubscribe`); a server without the method keeps it, we forget it. */
+  async unsubscribe(method: string, params: unknown[]): Promise<void> {
+    if (!this.subscriptions.delete(`${method}${JSON.stringify(params)}`)) return;
+    if (!this.isConnected()) return;
+    await this.send(method.replace(/\.subscribe$/, '.unsubscribe'), params).catch((err: unknown) => {
+      if (!(err instanceof ElectrumError)) throw err;
+    });
+  }
+
+  /** Forgets a subscription the server refused, so a reconnect does not ask it again. */
+  forget(method: string, params: unknown[]): void {
+    this.subscriptions.delete(`${method}${JSON.stringify(params)}`);
+  }
+
+  hasSubscription(method: string, params: unknown[]): boolean {
+    return this.subscriptions.has(`${method}${JSON.stringify(params)}`);
   }
 
   async close(): Promise<void> {
@@ -164,7 +184,20 @@ export class ElectrumClient extends EventEmitter {
       const v = await this.send<[string, string]>('server.version', [this.opts.clientName ?? 'satgate', PROTOCOL]);
       this.serverVersion = Array.isArray(v) ? String(v[0]) : null;
       if (!Array.isArray(v) || v[1] !== PROTOCOL) throw new BackendUnavailableError(`server does not speak protocol ${PROTOCOL}`);
-      for (const { method, params } of this.subscriptions.values()) await this.send(method, params);
+      // Its stated limits and features (spesmilo's protocol: server.features); a server that refuses it still serves.
+      const features = await this.send<unknown>('server.features', []).catch((err: unknown) => {
+        if (err instanceof ElectrumError) return null;
+        throw err;
+      });
+      this.features = features && typeof features === 'object' && !Array.isArray(features) ? (features as Record<string, unknown>) : null;
+      for (const [key, { method, params }] of this.subscriptions) {
+        // A subscription the server now refuses (its limit) is dropped, not a failed connection: the owner polls it.
+        await this.send(method, params).catch((err: unknown) => {
+          if (!(err instanceof ElectrumError)) throw err;
+          this.subscriptions.delete(key);
+          this.emit('subscription-refused', method, params);
+        });
+      }
     } catch (err) {
       socket.destroy();
       throw err;

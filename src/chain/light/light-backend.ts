@@ -9,6 +9,16 @@ import type { PoolView } from './server-pool.ts';
 /** Several servers (server-pool.ts): `everyServer` asks every healthy one now (an order about to expire). */
 export interface HistoryOptions {
   everyServer?: boolean;
+  /** A hot address (open order, request, refund waiting): Electrum keeps its subscription first when over the cap. */
+  hot?: boolean;
+}
+
+/** A script's history as a server answered it. */
+export interface HistoryAnswer {
+  status: string | null;
+  entries: HistoryEntry[];
+  /** Electrum: the status the server stated is not the hash of the list it sent (it claims a history it did not send). */
+  statusMismatch?: boolean;
 }
 
 /** A Merkle branch for a transaction in the block at `height`. */
@@ -30,7 +40,7 @@ export interface LightBackend {
    * A script's history: mined by height (block order), then unconfirmed. `known` is the status (Electrum)
    * the caller last processed; the backend answers `unchanged` when the server's status still matches.
    */
-  history(script: Uint8Array, known?: string | null, opts?: HistoryOptions): Promise<{ status: string | null; entries: HistoryEntry[] } | 'unchanged'>;
+  history(script: Uint8Array, known?: string | null, opts?: HistoryOptions): Promise<HistoryAnswer | 'unchanged'>;
   /** The serialized transaction, or null when the server does not know it. */
   rawTransaction(txid: string): Promise<Uint8Array | null>;
   merkleProof(txid: string, height: number): Promise<MerkleProof>;
@@ -49,6 +59,8 @@ export interface LightBackend {
   servers?(): MemberHealth[];
   /** Several servers: after a rollback, the servers' earlier answers are forgotten. */
   forgetHistories?(): void;
+  /** Electrum: scripts subscribed now, the cap (configured, or what the server accepted), and scripts polled over it. */
+  subscriptions?(): { subscribed: number; max: number; polledOverCap: number };
   /** Connection state for /health. */
   connected(): boolean;
   close(): Promise<void>;

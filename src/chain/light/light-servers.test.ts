@@ -95,12 +95,37 @@ describe.each(testEngines())('three Electrum servers on %s', (engine) => {
       // The hiding server's turn comes: it leaves out a transaction our chain proved, and is marked.
       for (let i = 0; i < 4; i++) await t.ctx.chains.pollNow();
       const health = await chainServers();
-      expect(health[1]).toMatchObject({ omissions: 1, lastOmission: { txid: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+      expect(health[1]).toMatchObject({ omissions: 1, lastOmission: { kind: 'missing-transaction', txid: expect.stringMatching(/^[0-9a-f]{64}$/) } });
       expect(health[0]!.omissions + health[2]!.omissions).toBe(0);
       const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
       expect(metrics).toContain(`satgate_chain_source_server_omissions_total{chain="test",source="electrum",server="${servers[1]!.url}"} 1`);
     } finally {
       delete servers[1]!.lies.hideHistoryOf;
+    }
+  });
+
+  it('a server that states the honest status but sends a list without the payment is flagged for it, on its own line, before the payment is mined', async () => {
+    const p = await request();
+    // Every server has answered for the address once (its first look), with an empty history.
+    await t.ctx.chains.pollNow();
+    const before = (await chainServers()).map((h) => h.omissions);
+    servers[2]!.lies.hideListKeepStatus = p.script;
+    try {
+      await node.pay(p.script, 50_000n);
+      let s = await status(p.payment_reference);
+      for (let i = 0; i < 3 && s.status !== 'unconfirmed'; i++) s = await status(p.payment_reference);
+      expect(s).toMatchObject({ status: 'unconfirmed' });
+      // Its turn comes within a rotation: its status is not the hash of its (empty) list, and the others list the payment.
+      for (let i = 0; i < 4 && (await chainServers())[2]!.omissions === before[2]; i++) await t.ctx.chains.pollNow();
+      const health = await chainServers();
+      expect(health[2]!.omissions).toBe(before[2]! + 1);
+      expect(health[2]!.lastOmission).toMatchObject({ kind: 'status-mismatch', txid: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect([health[0]!.omissions, health[1]!.omissions]).toEqual([before[0], before[1]]);
+      const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(metrics).toContain(`satgate_chain_source_server_omissions_total{chain="test",source="electrum",server="${servers[2]!.url}"} ${before[2]! + 1}`);
+      await node.mine(1);
+    } finally {
+      delete servers[2]!.lies.hideListKeepStatus;
     }
   });
 

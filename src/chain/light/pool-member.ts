@@ -19,15 +19,23 @@ export interface MemberHealth {
   refusals: number;
   /** Proven transactions this server left out of a history it answered. */
   omissions: number;
-  lastOmission: { at: number; txid: string } | null;
+  /**
+   * The latest: `missing-transaction` (a proven transaction left out) or `status-mismatch` (its stated status is not
+   * the hash of the list it sent, and a transaction another server listed is missing from that list).
+   */
+  lastOmission: { at: number; txid: string; kind: OmissionKind } | null;
   lastError: string | null;
+  /** Electrum: scripts subscribed, the cap in force (lowered when the server refuses more), histories polled over it. */
+  subscriptions: { subscribed: number; max: number; polledOverCap: number } | null;
 }
+
+export type OmissionKind = 'missing-transaction' | 'status-mismatch';
 
 export class PoolMember {
   tip: number | null = null;
   lagReason: 'behind' | 'other-branch' | null = null;
   omissions = 0;
-  lastOmission: { at: number; txid: string } | null = null;
+  lastOmission: { at: number; txid: string; kind: OmissionKind } | null = null;
   lastError: string | null = null;
   /** The tip (height and our hash there) whose header last matched our chain: one request per new tip. */
   branchChecked: string | null = null;
@@ -54,9 +62,9 @@ export class PoolMember {
     return !this.lagging && !this.backingOff();
   }
 
-  omitted(txid: string): void {
+  omitted(txid: string, kind: OmissionKind): void {
     this.omissions++;
-    this.lastOmission = { at: this.clock(), txid };
+    this.lastOmission = { at: this.clock(), txid, kind };
   }
 
   /** An omission in the last hour makes the server asked less (every fourth turn). */
@@ -79,6 +87,7 @@ export class PoolMember {
       omissions: this.omissions,
       lastOmission: this.lastOmission,
       lastError: this.lastError,
+      subscriptions: this.backend.subscriptions?.() ?? null,
     };
   }
 }

@@ -65,13 +65,17 @@ export class ScriptPoll {
     const warmEvery = this.deps.warmEvery ?? 10;
     const tiers = await addressTiers(this.deps.db, store.chain, this.deps.clock(), tip.height);
     const due: bigint[] = [];
+    const hotIds = new Set<bigint>();
     const cold: bigint[] = [];
     const warmish: bigint[] = [];
     let hot = 0;
     let warm = 0;
     for (const id of watched.scriptsById.keys()) {
       const tier: Tier = tiers.get(id) ?? 'hot';
-      if (tier === 'hot') hot++;
+      if (tier === 'hot') {
+        hot++;
+        hotIds.add(id);
+      }
       if (tier === 'warm') warm++;
       // A hot address the websocket tracks is polled like a warm one: pushes bring its news, polls are the net.
       const covered = tier === 'hot' && push !== undefined && push.isOpen && push.covers(this.deps.pushed.addressOf(id) ?? '');
@@ -92,11 +96,11 @@ export class ScriptPoll {
     this.sweep = { hot, warm, cold: cold.length, swept: Math.min(this.coldCursor, cold.length) };
     // Several servers: an order about to expire is checked against every healthy one, not one in turn.
     const closing = this.deps.backend.servers ? await closingAddresses(this.deps.db, store.chain, this.deps.clock(), this.deps.closingMs ?? 120_000) : undefined;
-    await this.ask(due, closing);
+    await this.ask(due, closing, hotIds);
   }
 
   /** Asks the server about these scripts, records what verifies, and withdraws what vanished from them. */
-  private async ask(due: bigint[], closing?: Set<bigint>): Promise<void> {
+  private async ask(due: bigint[], closing?: Set<bigint>, hotIds?: Set<bigint>): Promise<void> {
     const { watched, backend, pushed } = this.deps;
     const listed = new Set<string>();
     const checked = new Set<bigint>();
@@ -115,7 +119,8 @@ export class ScriptPoll {
       else break;
       const script = watched.scriptsById.get(id)!;
       const known = this.statuses.has(id) ? this.statuses.get(id) : undefined;
-      const answer = await backend.history(script, known, closing?.has(id) ? { everyServer: true } : undefined);
+      // Hot addresses keep their Electrum subscriptions first when a server's subscription cap is reached.
+      const answer = await backend.history(script, known, { ...(closing?.has(id) ? { everyServer: true } : {}), ...(hotIds?.has(id) ? { hot: true } : {}) });
       this.deps.answered();
       let entries: HistoryEntry[];
       if (answer === 'unchanged') entries = this.histories.get(id) ?? [];

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.ts';
-import { BackendUnavailableError, type HistoryOptions, type LightBackend, type MerkleProof } from './light-backend.ts';
+import { BackendUnavailableError, type HistoryAnswer, type HistoryOptions, type LightBackend, type MerkleProof } from './light-backend.ts';
 import type { BudgetStats } from './request-budget.ts';
 import type { HistoryEntry } from './script-hash.ts';
 import { PoolMember, type MemberHealth } from './pool-member.ts';
@@ -29,7 +29,7 @@ export interface PoolView {
 interface ScriptAnswers {
   turn: number;
   /** Each server's latest answer for the script (its status and list), in the order asked. */
-  byMember: Map<PoolMember, { status: string | null; entries: HistoryEntry[]; at: number }>;
+  byMember: Map<PoolMember, HistoryAnswer & { at: number }>;
   /** Omissions already counted, so one missing transaction is counted once per server. */
   flagged: Set<string>;
 }
@@ -128,7 +128,7 @@ export class ServerPool implements LightBackend {
   }
 
   /** One server per poll per script, in turn; the answer is the union of every current server's latest answer. */
-  async history(script: Uint8Array, known?: string | null, opts: HistoryOptions = {}): Promise<{ status: string | null; entries: HistoryEntry[] } | 'unchanged'> {
+  async history(script: Uint8Array, known?: string | null, opts: HistoryOptions = {}): Promise<HistoryAnswer | 'unchanged'> {
     const key = Buffer.from(script).toString('hex');
     let s = this.scripts.get(key);
     if (!s) {
@@ -147,7 +147,7 @@ export class ServerPool implements LightBackend {
       const prev = s.byMember.get(m);
       let r: Awaited<ReturnType<LightBackend['history']>>;
       try {
-        r = await m.backend.history(script, prev ? prev.status : undefined);
+        r = await m.backend.history(script, prev ? prev.status : undefined, opts.hot ? { hot: true } : {});
       } catch (err) {
         // Any failure of one server (unreachable, refusing, an error answer) is that server's: the next is asked.
         m.lastError = err instanceof Error ? err.message : String(err);
@@ -157,7 +157,7 @@ export class ServerPool implements LightBackend {
       const answer = { ...(r === 'unchanged' ? prev! : r), at: this.opts.clock() };
       s.byMember.delete(m); // re-inserted last: the newest answer wins a disagreement on a height
       s.byMember.set(m, answer);
-      await this.checkOmissions(m, s, answer.entries);
+      await this.checkOmissions(m, s, answer);
       asked++;
     }
     if (asked === 0) throw lastError ?? new BackendUnavailableError('no light server could be asked');
@@ -177,19 +177,31 @@ export class ServerPool implements LightBackend {
     return order.length > 0 ? order : rotated;
   }
 
-  /** A transaction another server listed that our chain holds as mined at or below this server's tip, missing here. */
-  private async checkOmissions(m: PoolMember, s: ScriptAnswers, entries: HistoryEntry[]): Promise<void> {
+  /**
+   * Omissions, each counted once per server and transaction: a transaction another server listed that our chain
+   * holds as mined at or below this server's tip, missing here; or, when this server's stated status is not the
+   * hash of the list it sent (a status for a history it did not send), any transaction a current server listed
+   * that its list leaves out, mined or not.
+   */
+  private async checkOmissions(m: PoolMember, s: ScriptAnswers, answer: HistoryAnswer): Promise<void> {
     if (!this.view || m.tip === null) return;
-    const listed = new Set(entries.map((e) => e.txid));
-    for (const [other, answer] of s.byMember) {
+    const listed = new Set(answer.entries.map((e) => e.txid));
+    const since = this.opts.clock() - STALE_ANSWER_MS;
+    for (const [other, theirs] of s.byMember) {
       if (other === m) continue;
-      for (const e of answer.entries) {
+      for (const e of theirs.entries) {
         const mark = `${m.url} ${e.txid}`;
-        if (e.height <= 0 || e.height > m.tip || listed.has(e.txid) || s.flagged.has(mark)) continue;
-        if (!(await this.view.isMined(e.txid))) continue;
+        if (listed.has(e.txid) || s.flagged.has(mark)) continue;
+        const statusLie = answer.statusMismatch === true && !other.lagging && theirs.at >= since && e.height <= m.tip;
+        if (!statusLie && (e.height <= 0 || e.height > m.tip || !(await this.view.isMined(e.txid)))) continue;
         s.flagged.add(mark);
-        m.omitted(e.txid);
-        this.opts.log.warn({ source: m.url, txid: e.txid, height: e.height }, 'light server omitted a proven transaction from a history; it is asked less');
+        m.omitted(e.txid, statusLie ? 'status-mismatch' : 'missing-transaction');
+        this.opts.log.warn(
+          { source: m.url, txid: e.txid, height: e.height, statusMismatch: statusLie },
+          statusLie
+            ? 'light server stated a status for a history it did not send (a transaction other servers list is missing); it is asked less'
+            : 'light server omitted a proven transaction from a history; it is asked less',
+        );
       }
     }
   }
