@@ -1,7 +1,7 @@
 // A small Esplora HTTP API (Blockstream/esplora API.md) over a real bcoin regtest node, for tests:
 // blocks, headers, heights, script-hash histories with paging (25 confirmed per page, up to 50 mempool),
 // transactions (`/tx/:txid` 404s once a transaction is gone; `/tx/:txid/status` never does), Merkle
-// proofs, broadcast and fee estimates. It can lie and throttle with HTTP 429 (see light-lies.ts).
+// proofs, whole blocks (`/block/:hash/raw`), broadcast and fee estimates. It can lie and throttle with HTTP 429 (see light-lies.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { RegtestNode } from './regtest-node.ts';
 import { LightChainIndex, scriptSha, type IndexedTx } from './light-chain-index.ts';
@@ -160,7 +160,7 @@ export async function startEsploraTestServer(node: RegtestNode, options: Esplora
     return { mempool, chain };
   };
 
-  async function route(req: IncomingMessage, path: string): Promise<{ status: number; body: string | object }> {
+  async function route(req: IncomingMessage, path: string): Promise<{ status: number; body: string | object | Buffer }> {
     await index.refresh();
     const m = (re: RegExp) => re.exec(path);
     let r: RegExpExecArray | null;
@@ -191,6 +191,15 @@ export async function startEsploraTestServer(node: RegtestNode, options: Esplora
     if ((r = m(/^\/block-height\/(\d+)$/))) {
       const v = headerAt(Number(r[1]));
       return v ? { status: 200, body: v.hash } : { status: 404, body: 'Block not found' };
+    }
+    if ((r = m(/^\/block\/([0-9a-f]{64})\/raw$/))) {
+      // Esplora's whole block, as bytes. `noRawBlocks`: a server without the route; `tamperBlocks`: the last
+      // transaction's last byte changed (its txid, and so the Merkle root, no longer match the header).
+      const b = index.block(r[1]!);
+      if (!b || lies.noRawBlocks) return { status: 404, body: 'Block not found' };
+      const raw = Buffer.from(await node.rpc.getRawBlock(b.hash));
+      if (lies.tamperBlocks) raw[raw.length - 1] = raw[raw.length - 1]! ^ 1;
+      return { status: 200, body: raw };
     }
     if ((r = m(/^\/block\/([0-9a-f]{64})(\/header|\/status|\/txids)?$/))) {
       const v = headerByHash(r[1]!);
@@ -257,6 +266,10 @@ export async function startEsploraTestServer(node: RegtestNode, options: Esplora
     }
     route(req, path).then(
       ({ status, body }) => {
+        if (Buffer.isBuffer(body)) {
+          res.writeHead(status, { 'content-type': 'application/octet-stream' }).end(body);
+          return;
+        }
         const json = typeof body !== 'string';
         res.writeHead(status, { 'content-type': json ? 'application/json' : 'text/plain' }).end(json ? JSON.stringify(body) : body);
       },

@@ -18,6 +18,10 @@ export interface LieSettings {
   hideHistoryOf?: Uint8Array;
   /** Electrum: this script's list is sent empty while its status stays the honest one (a status for a history not sent). */
   hideListKeepStatus?: Uint8Array;
+  /** Esplora: whole blocks are sent with a transaction altered (they no longer hash to the header's Merkle root). */
+  tamperBlocks?: boolean;
+  /** Esplora: no `/block/:hash/raw` route (404), as a server that serves no whole blocks. */
+  noRawBlocks?: boolean;
   /** Stuck at this height (a server that stopped syncing): no tip, header or mined transaction above it. */
   stuckAt?: number;
 }

@@ -1,4 +1,5 @@
-// Hot, warm and cold addresses of one chain, so a light server is asked often only about the addresses
+// Which addresses a light server is asked about, and how often. Per-address mode (Electrum, or a server
+// without whole blocks): hot, warm and cold addresses of one chain, so a light server is asked often only about the addresses
 // that can change now. Hot: issued in the last day, reserved for an open order or payment request, or
 // with an unconfirmed or not yet final transaction. Warm: such activity in the last three days. Cold: the rest.
 import type { Db } from '../../db/database.ts';
@@ -69,6 +70,55 @@ export async function closingAddresses(db: Db, chain: ChainId, now: number, with
     .where('payments.status', '=', 'unpaid')
     .where('payments.monitor_until', '>', BigInt(now))
     .where('payments.monitor_until', '<=', BigInt(now + withinMs))
+    .execute();
+  return new Set(rows.map((r) => r.address_id));
+}
+
+/** Statuses of a payment still waiting for (more) money. */
+const WAITING = ['unpaid', 'unconfirmed-less', 'confirmed-less'];
+
+/**
+ * The addresses worth asking a light server about between blocks when confirmations come from blocks
+ * (block-scan.ts): those money is expected at now (an open order or form's reservation, a payment request
+ * or payment waiting for money within its window) and those with a transaction still waiting in the
+ * mempool (only asking shows it replaced or evicted). Being recent or recently paid is no reason: every
+ * block is scanned for every address, so the rest cost no request at all.
+ */
+export async function expectingAddresses(db: Db, chain: ChainId, now: number): Promise<Set<bigint>> {
+  const reserved = db.kysely
+    .selectFrom('addresses')
+    .innerJoin('wallets', 'wallets.id', 'addresses.wallet_id')
+    .select('addresses.id as address_id')
+    .where('wallets.mode', '=', chain)
+    .where('addresses.reserved_until', '>', BigInt(now));
+  const rows = await reserved
+    .union(
+      db.kysely
+        .selectFrom('payments')
+        .innerJoin('wallets', 'wallets.id', 'payments.wallet_id')
+        .select('payments.address_id')
+        .where('wallets.mode', '=', chain)
+        .where('payments.monitor_until', '>', BigInt(now))
+        .where('payments.status', 'in', WAITING),
+    )
+    .union(
+      db.kysely
+        .selectFrom('chain_outputs')
+        .innerJoin('chain_txs', 'chain_txs.id', 'chain_outputs.tx_id')
+        .select('chain_outputs.address_id')
+        .where('chain_txs.chain', '=', chain)
+        .where('chain_txs.state', '=', 'mempool'),
+    )
+    .union(
+      // A spend of ours waiting (a refund, a withdrawal): its inputs' addresses, so a replacement is seen.
+      db.kysely
+        .selectFrom('chain_spends')
+        .innerJoin('chain_txs', 'chain_txs.id', 'chain_spends.tx_id')
+        .innerJoin('chain_outputs', 'chain_outputs.id', 'chain_spends.output_id')
+        .select('chain_outputs.address_id')
+        .where('chain_txs.chain', '=', chain)
+        .where('chain_txs.state', '=', 'mempool'),
+    )
     .execute();
   return new Set(rows.map((r) => r.address_id));
 }

@@ -60,7 +60,7 @@ export class EsploraBackend implements LightBackend {
   readonly kind = 'esplora' as const;
   readonly budgetKeeper: RequestBudget;
   private readonly root: string;
-  private tipCache: { height: number; at: number } | null = null;
+  private tipCache: { height: number; hash: string; at: number } | null = null;
 
   constructor(private readonly opts: EsploraOptions) {
     this.root = opts.url.replace(/\/+$/, '');
@@ -80,6 +80,10 @@ export class EsploraBackend implements LightBackend {
 
   /** One GET (or POST) within the budget; retries after a 429/5xx or a connection failure, with backoff. */
   private async fetchText(path: string, init?: { method: 'POST'; body: string }): Promise<string> {
+    return (await this.fetchBody(path, init)).toString('utf8');
+  }
+
+  private async fetchBody(path: string, init?: { method: 'POST'; body: string }): Promise<Buffer> {
     for (let attempt = 0; ; attempt++) {
       await this.budgetKeeper.take();
       let res: Response;
@@ -94,7 +98,7 @@ export class EsploraBackend implements LightBackend {
         if (attempt >= 3) throw new BackendUnavailableError(`cannot reach ${this.url}: ${(err as Error).message}`);
         continue;
       }
-      const text = await res.text();
+      const body = Buffer.from(await res.arrayBuffer());
       if (res.status === 429 || res.status >= 500) {
         const retryAfter = Number(res.headers.get('retry-after'));
         this.budgetKeeper.refused(Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined);
@@ -103,8 +107,8 @@ export class EsploraBackend implements LightBackend {
       }
       this.budgetKeeper.succeeded();
       if (res.status === 404) throw new NotFound(path);
-      if (!res.ok) throw new BackendUnavailableError(`${path}: HTTP ${res.status} ${text.slice(0, 200)}`);
-      return text;
+      if (!res.ok) throw new BackendUnavailableError(`${path}: HTTP ${res.status} ${body.subarray(0, 200).toString('utf8')}`);
+      return body;
     }
   }
 
@@ -120,10 +124,33 @@ export class EsploraBackend implements LightBackend {
   async tipHeight(): Promise<number> {
     const now = (this.opts.now ?? Date.now)();
     if (this.tipCache && now - this.tipCache.at < (this.opts.tipCacheMs ?? 10_000)) return this.tipCache.height;
+    // The tip's hash first: unchanged (the usual answer between blocks), it is the one request of a poll at rest,
+    // and the header chain need not be asked again (header-sync.ts). Its height only when it moved.
+    const hash = (await this.fetchText('/blocks/tip/hash')).trim();
+    if (!/^[0-9a-f]{64}$/.test(hash)) throw new BackendUnavailableError('server sent a malformed tip hash');
+    if (this.tipCache?.hash === hash) {
+      this.tipCache = { ...this.tipCache, at: now };
+      return this.tipCache.height;
+    }
     const text = (await this.fetchText('/blocks/tip/height')).trim();
     if (!/^\d+$/.test(text)) throw new BackendUnavailableError('server sent a malformed tip height');
-    this.tipCache = { height: Number(text), at: now };
+    this.tipCache = { height: Number(text), hash, at: now };
     return this.tipCache.height;
+  }
+
+  /** The tip's hash as the last tip answer gave it (a claim: the header chain decides). */
+  tipHash(): string | null {
+    return this.tipCache?.hash ?? null;
+  }
+
+  /** A whole block's bytes (`/block/:hash/raw`); null when the server does not serve raw blocks (404). */
+  async rawBlock(hash: string): Promise<Uint8Array | null> {
+    try {
+      return new Uint8Array(await this.fetchBody(`/block/${hash}/raw`));
+    } catch (err) {
+      if (err instanceof NotFound) return null;
+      throw err;
+    }
   }
 
   /** Forgets the cached tip (tests and a push from a websocket make the next poll ask). */

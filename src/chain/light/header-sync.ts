@@ -26,6 +26,8 @@ export interface HeaderSyncDeps {
   answered(): void;
   /** The records rolled back to a fork: what was proven above it must be proven again. */
   rolledBack(): void;
+  /** Blocks are scanned (block-scan.ts): the stored tip moves with each block scanned, not with the headers. */
+  scansBlocks?(): boolean;
 }
 
 export class HeaderSync {
@@ -124,6 +126,13 @@ export class HeaderSync {
           'it is still syncing or serves another network; nothing it says is used',
       );
     }
+    // The server's tip is the one we hold (its hash, where the protocol tells it): no header to ask for. A
+    // branch of the same height has another tip hash, so it is still noticed.
+    const ourTip = this.headers.tip();
+    if (ourTip && serverTip === ourTip.height && backend.tipHash?.() === ourTip.hash) {
+      await this.moveStoredTip();
+      return;
+    }
     let back = 0;
     for (let guard = 0; guard < 10_000 && !this.deps.stopped(); guard++) {
       const ours = this.headers.tip();
@@ -187,6 +196,8 @@ export class HeaderSync {
         this.deps.tip.note(tip.height);
         return;
       }
+      // Scanning blocks: the scan moves the stored tip block by block (a first start begins at our tip, below).
+      if (this.deps.scansBlocks?.()) return;
     }
     await this.deps.feed.moveTip({ hash: tip.hash, height: tip.height, prevHash: tip.prevHash, time: tip.time });
     this.deps.tip.note(tip.height);

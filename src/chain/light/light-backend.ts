@@ -41,6 +41,13 @@ export interface LightBackend {
    * the caller last processed; the backend answers `unchanged` when the server's status still matches.
    */
   history(script: Uint8Array, known?: string | null, opts?: HistoryOptions): Promise<HistoryAnswer | 'unchanged'>;
+  /**
+   * A whole block's bytes, for matching every transaction against the watched set (block-scan.ts); null when
+   * this server does not serve blocks. Absent where the protocol has no such question (Electrum).
+   */
+  rawBlock?(hash: string): Promise<Uint8Array | null>;
+  /** The hash of the tip the last tipHeight answer named, when the protocol tells it (Esplora). */
+  tipHash?(): string | null;
   /** The serialized transaction, or null when the server does not know it. */
   rawTransaction(txid: string): Promise<Uint8Array | null>;
   merkleProof(txid: string, height: number): Promise<MerkleProof>;

@@ -9,6 +9,7 @@ import type { ChainFollower, FollowerHealth } from '../chain-source.ts';
 import { ChangeFeed, TipMark } from '../change-feed.ts';
 import { PeriodicTask } from '../../core/periodic-task.ts';
 import type { HeaderChain } from './header-chain.ts';
+import { BlockScan } from './block-scan.ts';
 import { HeaderSync } from './header-sync.ts';
 import { HistoryVerifier } from './history-verifier.ts';
 import type { LightBackend } from './light-backend.ts';
@@ -40,11 +41,15 @@ export interface LightWatcherOptions {
   push?: MempoolSocket;
   /** How often the tracked list is brought up to date from the database (no server request; default 5 s). */
   pushTrackMs?: number;
+  /** With blocks: how often a timer's poll asks an address expecting money (default 15 s; script-poll.ts). */
+  hotEveryMs?: number;
 }
 
 /**
  * Follows one chain through a light server (DESIGN.md section 10): keeps its own verified header chain
- * (header-sync.ts), asks per watched script (hot every poll, warm less often, cold in a sweep: script-poll.ts),
+ * (header-sync.ts); where the server serves whole blocks (Esplora), scans each new block against the whole
+ * watched set (block-scan.ts) and asks per script only about addresses expecting money; otherwise asks per
+ * watched script (hot every poll, warm less often, cold in a sweep: script-poll.ts),
  * and records a transaction as mined only with a Merkle proof of the txid it computed into a header of that
  * chain (history-verifier.ts). The records and change events are the ones the node watcher makes (change-feed.ts),
  * so everything above is unchanged. This file is the loop: when to poll, what one poll does, and /health.
@@ -57,6 +62,7 @@ export class LightWatcher implements ChainFollower {
   private readonly lies: ServerLies;
   private readonly headerSync: HeaderSync;
   private readonly scripts: ScriptPoll;
+  private readonly blocks: BlockScan;
   private readonly pushed: PushedAddresses;
   private readonly task: PeriodicTask;
   private running: Promise<void> | null = null;
@@ -95,8 +101,10 @@ export class LightWatcher implements ChainFollower {
         this.scripts.forgetStatuses();
         backend.forgetHistories?.();
       },
+      scansBlocks: () => this.blocks.enabled,
     });
     this.headers = this.headerSync.headers;
+    this.blocks = new BlockScan({ backend, store, feed: this.feed, headers: this.headers, lies: this.lies, log, tip: this.tipMark, stopped, answered });
     backend.observe?.({
       hashAt: (height) => this.headers.at(height)?.hash,
       tipHeight: () => this.headers.tip()?.height ?? null,
@@ -112,6 +120,7 @@ export class LightWatcher implements ChainFollower {
       push,
       canPoll: () => this.started && !this.stopped,
       pollPushed: () => void this.pollOnce('pushed'),
+      blocks: () => this.blocks.enabled,
     });
     const verifier = new HistoryVerifier({ backend, store, feed: this.feed, headers: this.headers, lies: this.lies });
     this.scripts = new ScriptPoll({
@@ -128,11 +137,13 @@ export class LightWatcher implements ChainFollower {
       push,
       warmEvery: opts.warmEvery,
       coldPerPoll: opts.coldPerPoll,
+      blocks: () => this.blocks.enabled,
+      hotEveryMs: opts.hotEveryMs,
       stopped,
       answered,
     });
     // pollOnce never throws (errors go to health), so onError has nothing to add.
-    this.task = new PeriodicTask(() => this.pollOnce(), { everyMs: opts.pollMs, onError: () => {} });
+    this.task = new PeriodicTask(() => this.pollOnce('scheduled'), { everyMs: opts.pollMs, onError: () => {} });
     if (push) {
       this.trackTask = new PeriodicTask(() => this.pushed.refreshTracking(this.stopped), { everyMs: opts.pushTrackMs ?? 5_000, onError: () => {} });
       // A block: the tip moved (a pushed poll with no address brings the headers, so confirmations count).
@@ -197,8 +208,11 @@ export class LightWatcher implements ChainFollower {
     this.pushed.wakeFor(addresses);
   }
 
-  /** One poll now; `pushed`: a pushed poll, the headers and just the addresses pushes named. */
-  async pollOnce(scope?: 'pushed'): Promise<void> {
+  /**
+   * One poll now; `pushed`: a pushed poll, the headers, new blocks and just the addresses pushes named;
+   * `scheduled`: the timer's poll, which asks an address expecting money only when it is due.
+   */
+  async pollOnce(scope?: 'pushed' | 'scheduled'): Promise<void> {
     while (this.running) await this.running;
     this.running = (async () => {
       const only = scope === 'pushed' ? this.pushed.takeAll() : undefined;
@@ -206,9 +220,12 @@ export class LightWatcher implements ChainFollower {
         // Addresses issued by other processes on the same PostgreSQL database (scale-out) join before we ask.
         await this.opts.watched.loadNew(this.opts.store.db);
         await this.headerSync.sync();
-        await this.scripts.run(only);
-        // Caught up to a height only once every due script was asked at it (what the node watcher's tip means).
-        if (!only) this.syncedHeight = this.headers.tip()?.height ?? null;
+        await this.blocks.run();
+        await this.scripts.run(only, scope === 'scheduled');
+        // Caught up to a height only once every due script was asked at it (what the node watcher's tip means);
+        // with blocks, once every block up to it was scanned.
+        if (this.blocks.enabled) this.syncedHeight = this.blocks.height;
+        else if (!only) this.syncedHeight = this.headers.tip()?.height ?? null;
         this.lastError = null;
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
@@ -253,6 +270,7 @@ export class LightWatcher implements ChainFollower {
       lies: this.lies.count,
       recentLies: this.lies.latest(),
       watchedScripts: this.opts.watched.size,
+      confirmationsFrom: this.blocks.enabled ? 'blocks' : 'address-histories',
       tiers: { hot: sweep.hot, warm: sweep.warm, cold: sweep.cold },
       coldSweep: { done: sweep.swept, of: sweep.cold },
       requests: budget.requests,

@@ -42,3 +42,15 @@ export function merkleBranch(txids: readonly string[], pos: number): string[] {
   }
   return branch;
 }
+
+/** The Merkle root of a block whose transactions are `txids` (display hex), in the same form. */
+export function merkleRoot(txids: readonly string[]): string {
+  let level = txids.map(internal);
+  while (level.length > 1) {
+    if (level.length % 2 === 1) level.push(level[level.length - 1]!);
+    const next: Buffer[] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(sha256d(Buffer.concat([level[i]!, level[i + 1]!])));
+    level = next;
+  }
+  return reversedHex(level[0]!);
+}

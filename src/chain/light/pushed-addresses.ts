@@ -6,7 +6,7 @@ import type { Clock } from '../../core/clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { ChainStore } from '../chain-store.ts';
 import type { WatchedSet } from '../watched-set.ts';
-import { addressTiers } from './address-tiers.ts';
+import { addressTiers, expectingAddresses } from './address-tiers.ts';
 import type { HeaderChain } from './header-chain.ts';
 import type { MempoolSocket } from './mempool-socket.ts';
 
@@ -22,6 +22,8 @@ export interface PushedAddressesDeps {
   canPoll(): boolean;
   /** Runs a pushed poll: the headers, and the addresses queued here. */
   pollPushed(): void;
+  /** Confirmations come from blocks: the addresses tracked are those expecting money (address-tiers.ts). */
+  blocks?(): boolean;
 }
 
 export class PushedAddresses {
@@ -107,9 +109,13 @@ export class PushedAddresses {
     const tip = headers.tip();
     if (!push || !tip || stopped) return;
     await watched.loadNew(store.db);
-    const tiers = await addressTiers(db, store.chain, clock(), tip.height);
     const hot: bigint[] = [];
-    for (const id of watched.scriptsById.keys()) if ((tiers.get(id) ?? 'hot') === 'hot') hot.push(id);
+    if (this.deps.blocks?.()) {
+      for (const id of await expectingAddresses(db, store.chain, clock())) if (watched.scriptsById.has(id)) hot.push(id);
+    } else {
+      const tiers = await addressTiers(db, store.chain, clock(), tip.height);
+      for (const id of watched.scriptsById.keys()) if ((tiers.get(id) ?? 'hot') === 'hot') hot.push(id);
+    }
     hot.sort((a, b) => (a > b ? -1 : a < b ? 1 : 0));
     const addresses: string[] = [];
     for (const id of hot) {

@@ -7,7 +7,7 @@ import type { Db } from '../../db/database.ts';
 import type { ChainStore } from '../chain-store.ts';
 import type { ChangeFeed } from '../change-feed.ts';
 import type { WatchedSet } from '../watched-set.ts';
-import { addressTiers, closingAddresses, type Tier } from './address-tiers.ts';
+import { addressTiers, closingAddresses, expectingAddresses, type Tier } from './address-tiers.ts';
 import type { HeaderChain } from './header-chain.ts';
 import type { HistoryVerifier } from './history-verifier.ts';
 import type { LightBackend } from './light-backend.ts';
@@ -33,6 +33,13 @@ export interface ScriptPollDeps {
   coldPerPoll?: number;
   /** Several servers: an unpaid order's address is asked of every healthy server when its window ends within this (default 2 min). */
   closingMs?: number;
+  /** Confirmations come from whole blocks (block-scan.ts): only addresses expecting money are asked. */
+  blocks?(): boolean;
+  /**
+   * With blocks: a scheduled poll asks each address expecting money at most this often (default 15 s: 240
+   * requests an hour per open order); a poll asked for (pollNow, a push) asks all of them.
+   */
+  hotEveryMs?: number;
   stopped(): boolean;
   /** The server answered (for the stall clock in /health). */
   answered(): void;
@@ -45,6 +52,8 @@ export class ScriptPoll {
   private readonly histories = new Map<bigint, HistoryEntry[]>();
   private coldCursor = 0;
   private warmCursor = 0;
+  /** With blocks: when each address was last asked about. */
+  private readonly askedAt = new Map<bigint, number>();
 
   constructor(private readonly deps: ScriptPollDeps) {}
 
@@ -53,13 +62,17 @@ export class ScriptPoll {
     this.statuses.clear();
   }
 
-  /** One poll's questions; `only`: just these addresses (a pushed poll). */
-  async run(only?: Set<bigint>): Promise<void> {
+  /** One poll's questions; `only`: just these addresses (a pushed poll); `scheduled`: a timer's poll. */
+  async run(only?: Set<bigint>, scheduled = false): Promise<void> {
     const { watched, store, headers, push } = this.deps;
     const tip = headers.tip();
     if (!tip) return;
     if (only) {
       await this.ask([...only].filter((id) => watched.scriptsById.has(id)));
+      return;
+    }
+    if (this.deps.blocks?.()) {
+      await this.runExpecting(scheduled);
       return;
     }
     const warmEvery = this.deps.warmEvery ?? 10;
@@ -97,6 +110,30 @@ export class ScriptPoll {
     // Several servers: an order about to expire is checked against every healthy one, not one in turn.
     const closing = this.deps.backend.servers ? await closingAddresses(this.deps.db, store.chain, this.deps.clock(), this.deps.closingMs ?? 120_000) : undefined;
     await this.ask(due, closing, hotIds);
+  }
+
+  /**
+   * Confirmations come from blocks: only addresses expecting money are asked (mempool detection), each at most
+   * every `hotEveryMs` on the timer, and none the websocket tracks (its pushes name them when news comes).
+   */
+  private async runExpecting(scheduled: boolean): Promise<void> {
+    const { watched, store, push, clock } = this.deps;
+    const now = clock();
+    const expecting = await expectingAddresses(this.deps.db, store.chain, now);
+    const every = this.deps.hotEveryMs ?? 15_000;
+    const due: bigint[] = [];
+    let hot = 0;
+    for (const id of expecting) {
+      if (!watched.scriptsById.has(id)) continue;
+      hot++;
+      if (push !== undefined && push.isOpen && push.covers(this.deps.pushed.addressOf(id) ?? '')) continue;
+      if (scheduled && now - (this.askedAt.get(id) ?? -Infinity) < every) continue;
+      due.push(id);
+    }
+    for (const id of this.askedAt.keys()) if (!expecting.has(id)) this.askedAt.delete(id);
+    this.sweep = { hot, warm: 0, cold: watched.scriptsById.size - hot, swept: 0 };
+    const closing = this.deps.backend.servers ? await closingAddresses(this.deps.db, store.chain, now, this.deps.closingMs ?? 120_000) : undefined;
+    await this.ask(due, closing);
   }
 
   /** Asks the server about these scripts, records what verifies, and withdraws what vanished from them. */
@@ -137,6 +174,7 @@ export class ScriptPoll {
       }
       for (const e of entries) listed.add(e.txid);
       checked.add(id);
+      this.askedAt.set(id, this.deps.clock());
     }
     await this.withdrawVanished(listed, checked);
   }

@@ -7,7 +7,7 @@ import type { ChainId } from '../chain-id.ts';
 /** A claim a server made that did not verify: logged, shown in /health, ignored. */
 export interface Lie {
   at: number;
-  kind: 'bad-header' | 'txid-mismatch' | 'bad-merkle-proof' | 'missing-transaction';
+  kind: 'bad-header' | 'txid-mismatch' | 'bad-merkle-proof' | 'missing-transaction' | 'bad-block';
   detail: string;
 }
 
