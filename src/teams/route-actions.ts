@@ -77,3 +77,59 @@ export const ROUTE_ACTIONS: Readonly<Record<string, RouteRule>> = {
 
 /** Whether a method changes state (and so must have a rule). */
 export const changesState = (method: string): boolean => !['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase());
+
+/**
+ * Every state-changing Greenfield route (/api/v1, the payment API's /api/v1/payment/ aside) -> the policy its
+ * guard asks of the key (src/greenfield: storePermission, requireStorePermission, the storeId-less aliases, the
+ * apps' appOf): its actions are GREENFIELD_ACTIONS[policy]. A member's key carries only the policies their role
+ * may (GreenfieldKeys.verify reduces it on every use), so these routes obey the permission table through the key;
+ * `own` is the key's own business (revoking itself), `public` takes no key (a payee claiming a payout). The
+ * matrix test (src/teams/team-matrix-greenfield.test.ts) reads the app's routes and fails on one missing here.
+ */
+export const GREENFIELD_ROUTE_POLICIES: Readonly<Record<string, string>> = {
+  'POST /api/v1/stores/:storeId/invoices': 'btcpay.store.cancreateinvoice',
+  'PUT /api/v1/stores/:storeId/invoices/:invoiceId': 'btcpay.store.canmodifyinvoices',
+  'DELETE /api/v1/stores/:storeId/invoices/:invoiceId': 'btcpay.store.canmodifyinvoices',
+  'POST /api/v1/stores/:storeId/invoices/:invoiceId/unarchive': 'btcpay.store.canmodifyinvoices',
+  'POST /api/v1/stores/:storeId/invoices/:invoiceId/status': 'btcpay.store.canmodifyinvoices',
+  'PUT /api/v1/invoices/:invoiceId': 'btcpay.store.canmodifyinvoices',
+  'DELETE /api/v1/invoices/:invoiceId': 'btcpay.store.canmodifyinvoices',
+  'POST /api/v1/invoices/:invoiceId/unarchive': 'btcpay.store.canmodifyinvoices',
+  'POST /api/v1/invoices/:invoiceId/status': 'btcpay.store.canmodifyinvoices',
+  'POST /api/v1/stores/:storeId/payment-requests': 'btcpay.store.canmodifypaymentrequests',
+  'PUT /api/v1/stores/:storeId/payment-requests/:paymentRequestId': 'btcpay.store.canmodifypaymentrequests',
+  'DELETE /api/v1/stores/:storeId/payment-requests/:paymentRequestId': 'btcpay.store.canmodifypaymentrequests',
+  // Paying a payment request creates its invoice, as its public page does: BTCPay asks only to view it.
+  'POST /api/v1/stores/:storeId/payment-requests/:paymentRequestId/pay': 'btcpay.store.canviewpaymentrequests',
+  'PUT /api/v1/payment-requests/:paymentRequestId': 'btcpay.store.canmodifypaymentrequests',
+  'DELETE /api/v1/payment-requests/:paymentRequestId': 'btcpay.store.canmodifypaymentrequests',
+  'POST /api/v1/payment-requests/:paymentRequestId/pay': 'btcpay.store.canviewpaymentrequests',
+  'PUT /api/v1/stores/:storeId/payment-methods/:pm': 'btcpay.store.canmodifystoresettings',
+  'PUT /api/v1/stores/:storeId/payment-methods/:pm/:code': 'btcpay.store.canmodifystoresettings',
+  'DELETE /api/v1/stores/:storeId/payment-methods/:pm/wallet/address': 'btcpay.store.canmodifystoresettings',
+  'DELETE /api/v1/stores/:storeId/payment-methods/:pm/:code/wallet/address': 'btcpay.store.canmodifystoresettings',
+  'POST /api/v1/stores/:storeId/payment-methods/:pm/wallet/transactions': 'btcpay.store.canmodifystoresettings',
+  'POST /api/v1/stores/:storeId/payment-methods/:pm/:code/wallet/transactions': 'btcpay.store.canmodifystoresettings',
+  'POST /api/v1/stores/:storeId/pull-payments': 'btcpay.store.cancreatenonapprovedpullpayments',
+  'DELETE /api/v1/stores/:storeId/pull-payments/:pullPaymentId': 'btcpay.store.canarchivepullpayments',
+  'DELETE /api/v1/pull-payments/:pullPaymentId': 'btcpay.store.canarchivepullpayments',
+  'POST /api/v1/pull-payments/:pullPaymentId/payouts': 'public',
+  'POST /api/v1/stores/:storeId/payouts': 'btcpay.store.cancreatenonapprovedpullpayments',
+  'POST /api/v1/stores/:storeId/payouts/:payoutId': 'btcpay.store.canmanagepullpayments',
+  'DELETE /api/v1/stores/:storeId/payouts/:payoutId': 'btcpay.store.canmanagepullpayments',
+  'POST /api/v1/stores/:storeId/payouts/:payoutId/mark-paid': 'btcpay.store.canmanagepullpayments',
+  'POST /api/v1/stores/:storeId/payouts/signed': 'btcpay.store.canmanagepullpayments',
+  'POST /api/v1/payouts/:payoutId': 'btcpay.store.canmanagepullpayments',
+  'DELETE /api/v1/payouts/:payoutId': 'btcpay.store.canmanagepullpayments',
+  'POST /api/v1/payouts/:payoutId/mark-paid': 'btcpay.store.canmanagepullpayments',
+  'POST /api/v1/stores/:storeId/webhooks': 'btcpay.store.webhooks.canmodifywebhooks',
+  'PUT /api/v1/stores/:storeId/webhooks/:webhookId': 'btcpay.store.webhooks.canmodifywebhooks',
+  'DELETE /api/v1/stores/:storeId/webhooks/:webhookId': 'btcpay.store.webhooks.canmodifywebhooks',
+  'POST /api/v1/stores/:storeId/webhooks/:webhookId/deliveries/:deliveryId/redeliver': 'btcpay.store.webhooks.canmodifywebhooks',
+  'POST /api/v1/stores/:storeId/apps/pos': 'btcpay.store.canmodifystoresettings',
+  'PUT /api/v1/apps/pos/:appId': 'btcpay.store.canmodifystoresettings',
+  'DELETE /api/v1/apps/:appId': 'btcpay.store.canmodifystoresettings',
+  // A report is asked by POST (its body is the query) but changes nothing.
+  'POST /api/v1/stores/:storeId/reports': 'btcpay.store.canviewreports',
+  'DELETE /api/v1/api-keys/current': 'own',
+};

@@ -7,6 +7,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { testEngines } from '../../test/support/test-db.ts';
 import { writeRatesFile } from '../../test/support/rates-file.ts';
+import { routeTable } from '../../test/support/route-table.ts';
 import { lastLoginMail } from '../../test/support/dashboard.ts';
 import { addSandboxWallet } from '../../test/support/payment-api.ts';
 import { associateByOperator } from '../dashboard/accounts.ts';
@@ -17,25 +18,6 @@ import { changesState, ROUTE_ACTIONS } from './route-actions.ts';
 const DEAD_NODE = { test: { rpcUrl: 'http://127.0.0.1:9', network: 'regtest' as const } };
 const ORIGIN = 'http://console.example';
 const HOST = { host: 'console.example' };
-
-/** Every `METHOD url` of the app's route table (Fastify's printRoutes tree, one method at a time). */
-export function routeTable(app: FastifyInstance): string[] {
-  const out: string[] = [];
-  for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
-    const stack: string[] = [];
-    for (const line of app.printRoutes({ method, commonPrefix: false }).split('\n')) {
-      const at = line.indexOf('── ');
-      if (at < 0) continue;
-      const depth = Math.round(at / 4);
-      const m = /^(\S+)(?: \(([^)]*)\))?/.exec(line.slice(at + 3))!;
-      const full = (depth > 0 ? stack[depth - 1]! : '') + m[1]!;
-      stack[depth] = full;
-      stack.length = depth + 1;
-      if (m[2]?.split(', ').includes(method)) out.push(`${method} ${full}`);
-    }
-  }
-  return out;
-}
 
 /** Routes of the three faces: the console, the dashboard API (its /dashboard/ paths and the session operations at the root), key creation. */
 const DASHBOARD_ROOT = ['/send_otp', '/check_otp', '/get_profile', '/update_profile', '/get_accounts', '/logout', '/refund_request', '/refunds', '/refunds/psbt', '/refunds/signed'];
