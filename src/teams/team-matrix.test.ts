@@ -3,12 +3,11 @@
 // without an entry in src/teams/route-actions.ts fails here), gets exactly what the permission table says:
 // 403 in the face's shape where the role may not, anything but 403 where it may; 0 escalations.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createTestApp, type TestApp } from '../../test/support/test-app.ts';
 import { testEngines } from '../../test/support/test-db.ts';
 import { writeRatesFile } from '../../test/support/rates-file.ts';
 import { routeTable } from '../../test/support/route-table.ts';
-import { lastLoginMail } from '../../test/support/dashboard.ts';
+import { TeamMember as Member } from '../../test/support/team-member.ts';
 import { addSandboxWallet } from '../../test/support/payment-api.ts';
 import { associateByOperator } from '../dashboard/accounts.ts';
 import { POLICIES } from '../greenfield/permissions.ts';
@@ -17,7 +16,6 @@ import { changesState, ROUTE_ACTIONS } from './route-actions.ts';
 
 const DEAD_NODE = { test: { rpcUrl: 'http://127.0.0.1:9', network: 'regtest' as const } };
 const ORIGIN = 'http://console.example';
-const HOST = { host: 'console.example' };
 
 /** Routes of the three faces: the console, the dashboard API (its /dashboard/ paths and the session operations at the root), key creation. */
 const DASHBOARD_ROOT = ['/send_otp', '/check_otp', '/get_profile', '/update_profile', '/get_accounts', '/logout', '/refund_request', '/refunds', '/refunds/psbt', '/refunds/signed'];
@@ -26,34 +24,6 @@ const ofFaces = (key: string) => {
   return url.startsWith('/console/') || url.startsWith('/dashboard/') || DASHBOARD_ROOT.includes(url) || url.startsWith('/api-keys/authorize');
 };
 
-class Member {
-  cookie = '';
-  token = '';
-  csrf = '';
-  constructor(readonly app: FastifyInstance, readonly email: string) {}
-  async request(method: string, url: string, form?: Record<string, string | string[]>, cookie = this.cookie): Promise<LightMyRequestResponse> {
-    const body = form ? new URLSearchParams(Object.entries(form).flatMap(([k, v]): [string, string][] => (Array.isArray(v) ? v.map((x): [string, string] => [k, x]) : [[k, v]]))).toString() : undefined;
-    return this.app.inject({
-      method: method as 'GET',
-      url,
-      headers: { ...HOST, ...(cookie ? { cookie } : {}), ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN, 'sec-fetch-site': 'same-origin' } : {}) },
-      ...(body !== undefined ? { payload: body } : {}),
-    });
-  }
-  async signIn(t: TestApp): Promise<this> {
-    expect((await this.request('POST', '/console/login', { email: this.email })).statusCode).toBe(200);
-    const { code } = await lastLoginMail(t.ctx.db, this.email);
-    const res = await this.request('POST', '/console/login/code', { email: this.email, otp: code });
-    expect(res.statusCode, res.body).toBe(303);
-    this.cookie = (res.headers['set-cookie'] as string).split(';')[0]!;
-    this.token = this.cookie.slice(this.cookie.indexOf('=') + 1);
-    this.csrf = /name="csrf" value="([^"]+)"/.exec((await this.request('GET', '/console/profile')).body)![1]!;
-    return this;
-  }
-  api(method: string, url: string, payload?: unknown) {
-    return this.app.inject({ method: method as 'GET', url, headers: { authorization: this.token }, ...(payload !== undefined ? { payload: payload as object } : {}) });
-  }
-}
 
 describe.each(testEngines())('store teams on %s', (engine) => {
   let t: TestApp;
@@ -64,10 +34,10 @@ describe.each(testEngines())('store teams on %s', (engine) => {
     t = await createTestApp(engine, { env: { SATGATE_RATES_FILE: writeRatesFile({ USD: '50000.00' }), SATGATE_PUBLIC_URL: ORIGIN }, chains: DEAD_NODE, start: true });
     apiId = await addSandboxWallet(t.app, { account_name: 'Team Shop', notification_email: 'owner@example.com', local_currency: 'usd' });
     await associateByOperator(t.ctx.db, apiId, 'owner@example.com', Date.now());
-    const owner = await new Member(t.app, 'owner@example.com').signIn(t);
+    const owner = await new Member(t.app, 'owner@example.com', ORIGIN, '127.0.0.1').signIn(t.ctx.db);
     members.set('Owner', owner);
     for (const role of ROLES.filter((r) => r !== 'Owner')) {
-      const m = await new Member(t.app, `${role.toLowerCase()}@example.com`).signIn(t);
+      const m = await new Member(t.app, `${role.toLowerCase()}@example.com`, ORIGIN, '127.0.0.1').signIn(t.ctx.db);
       const added = await owner.api('POST', `/dashboard/wallets/${apiId}/members`, { email: m.email, role });
       expect(added.statusCode, added.body).toBe(200);
       members.set(role, m);
@@ -160,7 +130,7 @@ describe.each(testEngines())('store teams on %s', (engine) => {
 
   it("lets an Owner add, re-role and remove a member on the console's Members page, and the member then sees the wallet", async () => {
     const owner = members.get('Owner')!;
-    const late = await new Member(t.app, 'late@example.com').signIn(t);
+    const late = await new Member(t.app, 'late@example.com', ORIGIN, '127.0.0.1').signIn(t.ctx.db);
     const url = `/console/wallets/${apiId}/members`;
     expect((await owner.request('GET', `/console/wallets/${apiId}`)).body).toContain(`href="${url}"`);
     const added = await owner.request('POST', url, { csrf: owner.csrf, op: 'add', email: late.email, role: 'Cashier' });

@@ -18,9 +18,10 @@ export class TeamMember {
     readonly ip = '203.0.113.7',
   ) {}
 
-  /** A console request; a form makes it a POST with the console's headers. */
-  request(method: string, url: string, form?: Record<string, string>, cookie = this.cookie): Promise<LightMyRequestResponse> {
-    const body = form ? new URLSearchParams(form).toString() : undefined;
+  /** A console request; a form makes it a POST with the console's headers (an array value repeats its field). */
+  request(method: string, url: string, form?: Record<string, string | string[]>, cookie = this.cookie): Promise<LightMyRequestResponse> {
+    const fields = form ? Object.entries(form).flatMap(([k, v]): [string, string][] => (Array.isArray(v) ? v.map((x): [string, string] => [k, x]) : [[k, v]])) : undefined;
+    const body = fields ? new URLSearchParams(fields).toString() : undefined;
     return this.app.inject({
       method: method as 'GET',
       url,
