@@ -147,7 +147,11 @@ async function follow(node: RegtestNode, testDb: TestDb, push: boolean, size: nu
     // Payments to open orders at random moments, one at a time; then to cold addresses; then one block.
     const latencies: number[] = [];
     for (const target of orders.slice(0, PAYMENTS)) {
-      await sleep(Math.random() * 2 * POLL_MS);
+      // Each payment is sent when the previous one was seen, which is right after a round of questions (the orders
+      // were opened together, so are asked together): a uniform wait over a whole round (15 s, the default
+      // hotEveryMs) makes the moment of payment uniform within it, as a payer's is. A short wait would measure only
+      // the end of a round (about 14 s every time).
+      await sleep(Math.random() * (push ? 2 * POLL_MS : 15_000));
       await node.pay(target.script, 20_000n);
       const sent = performance.now();
       const end = Date.now() + 120_000;
