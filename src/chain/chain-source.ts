@@ -80,6 +80,8 @@ export class LightChainSource implements ChainSource {
   constructor(
     readonly backend: LightBackend,
     private readonly fallbackFeeRate: bigint,
+    /** Told of each transaction broadcast (the light watcher then asks about the addresses it touches). */
+    private readonly broadcasted?: (raw: Uint8Array) => Promise<void>,
   ) {}
   get kind(): LightBackend['kind'] {
     return this.backend.kind;
@@ -87,8 +89,10 @@ export class LightChainSource implements ChainSource {
   get url(): string {
     return this.backend.url;
   }
-  broadcast(raw: Uint8Array): Promise<string> {
-    return this.backend.broadcast(raw);
+  async broadcast(raw: Uint8Array): Promise<string> {
+    const txid = await this.backend.broadcast(raw);
+    await this.broadcasted?.(raw);
+    return txid;
   }
   async estimateFee(blocks: number): Promise<bigint> {
     return (await this.backend.estimateFee(blocks)) ?? this.fallbackFeeRate;

@@ -58,8 +58,16 @@ describe.each(cases)('the chain watcher on %s through the %s', (engine, sourceNa
     await node?.stop();
   });
 
+  /**
+   * An address as an order holds it: reserved while the order is open. Light mode on Esplora asks between blocks
+   * only about addresses expecting money (issue 39); the rest learn of payments from the next block.
+   */
   async function issue(): Promise<AddressRow> {
-    const row = await testDb.db.kysely.transaction().execute((trx) => issuer.issueForPayment(trx, wallet, Date.now()));
+    const row = await testDb.db.kysely.transaction().execute(async (trx) => {
+      const issued = await issuer.issueForPayment(trx, wallet, Date.now());
+      await trx.updateTable('addresses').set({ reserved_until: BigInt(Date.now() + 3_600_000) }).where('id', '=', issued.id).execute();
+      return issued;
+    });
     chains.watch('test', Buffer.from(row.script_hex, 'hex'), { addressId: row.id, walletId: wallet.id });
     return row;
   }
@@ -171,7 +179,7 @@ describe.each(cases)('the chain watcher on %s through the %s', (engine, sourceNa
     expect(debit).toMatchObject({ value: '-0.00025', debit: 1, confirmation: null, vin: 0 });
   });
 
-  it('with the watcher running on its own timer, a payment shows as unconfirmed within 2 poll intervals', async () => {
+  it('with the watcher running on its own timer, a payment shows as unconfirmed within 2 poll intervals (on Esplora, within its 15 s round of questions)', async () => {
     const address = await issue();
     const watcher = chains.get('test')!.watcher;
     watcher.start();
@@ -179,13 +187,16 @@ describe.each(cases)('the chain watcher on %s through the %s', (engine, sourceNa
       await node.pay(Buffer.from(address.script_hex, 'hex'), 12_000n);
       // Counted in polls, not seconds: the poll under way when the payment was sent may have asked the node
       // just before it, so the next one must see it.
+      // On Esplora with whole blocks, an address expecting money is asked at most every 15 s by the timer (240
+      // requests an hour per open order, issue 39): within one such round of the 50 ms polls, plus a few.
+      const allowed = sourceName === 'Esplora' ? Math.ceil(15_000 / 50) + 10 : 2;
       const pollsAtPayment = watcher.health().polls;
       for (;;) {
         if ((await monitor.balance(address.address)).balance.unconfirmed === '0.00012') break;
-        expect(watcher.health().polls - pollsAtPayment).toBeLessThanOrEqual(2);
+        expect(watcher.health().polls - pollsAtPayment).toBeLessThanOrEqual(allowed);
         await new Promise((r) => setTimeout(r, 5));
       }
-      expect(watcher.health().polls - pollsAtPayment).toBeLessThanOrEqual(2);
+      expect(watcher.health().polls - pollsAtPayment).toBeLessThanOrEqual(allowed);
     } finally {
       await watcher.stop();
     }

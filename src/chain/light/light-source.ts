@@ -33,8 +33,6 @@ export function lightBackend(backends: LightBackend[], deps: SourceDeps, quorum?
 
 export function openLight(backend: LightBackend, deps: SourceDeps, following: LightFollowing): OpenedSource {
   const { store, watched, clock, log, pollMs, network, db } = deps;
-  return {
-    source: new LightChainSource(backend, deps.fallbackFeeRate),
-    watcher: new LightWatcher({ backend, db, ...following, store, watched, clock, log, pollMs, network }),
-  };
+  const watcher = new LightWatcher({ backend, db, ...following, store, watched, clock, log, pollMs, network });
+  return { source: new LightChainSource(backend, deps.fallbackFeeRate, (raw) => watcher.noteBroadcast(raw)), watcher };
 }

@@ -17,6 +17,10 @@ import type { MempoolSocket } from './mempool-socket.ts';
 import { PushedAddresses } from './pushed-addresses.ts';
 import { ScriptPoll } from './script-poll.ts';
 import { ServerLies } from './server-lies.ts';
+import { parseTransaction } from '../../bitcoin/raw-tx.ts';
+
+/** How long the addresses a broadcast touches are asked about, at most (one answer records the transaction). */
+const BROADCAST_WATCH_MS = 10 * 60_000;
 
 export type { Lie } from './server-lies.ts';
 
@@ -201,6 +205,31 @@ export class LightWatcher implements ChainFollower {
     await this.trackTask?.stop();
     await this.task.stop();
     await this.running;
+  }
+
+  /**
+   * A transaction we broadcast: the watched addresses it pays and those whose outputs it spends are asked about
+   * for the next ten minutes (script-poll.ts), so our own refund or withdrawal shows before it is mined. A fault
+   * here is logged and never fails the broadcast, which has happened.
+   */
+  async noteBroadcast(raw: Uint8Array): Promise<void> {
+    try {
+      const tx = parseTransaction(raw);
+      const { watched, db } = this.opts;
+      const ids = new Set<bigint>();
+      for (const out of tx.outputs) {
+        const hit = watched.scripts.get(out.script);
+        if (hit) ids.add(hit.addressId);
+      }
+      const spent = tx.inputs.map((i) => watched.outpoints.get(`${i.prevTxid}:${i.vout}`)).filter((id): id is bigint => id !== undefined);
+      if (spent.length > 0) {
+        const rows = await db.kysely.selectFrom('chain_outputs').select('address_id').where('id', 'in', spent).execute();
+        for (const r of rows) ids.add(r.address_id);
+      }
+      this.scripts.expectBroadcast(ids, this.opts.clock() + BROADCAST_WATCH_MS);
+    } catch (err) {
+      this.opts.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not note the addresses of a broadcast transaction');
+    }
   }
 
   /** The addresses a push named are asked about now (a pushed poll); the rest wait for their schedule. */

@@ -54,12 +54,27 @@ export class ScriptPoll {
   private warmCursor = 0;
   /** With blocks: when each address was last asked about. */
   private readonly askedAt = new Map<bigint, number>();
+  /**
+   * With blocks: addresses a transaction we broadcast touches (its watched outputs, the watched outputs it spends),
+   * to the moment they stop counting as expecting. Our own spend is not recorded before a server lists it, and only
+   * an address expecting money is asked between blocks: without this, a refund or withdrawal would show only once
+   * mined. After one answer the transaction is recorded, and the mempool rule of address-tiers.ts keeps them asked.
+   */
+  private readonly broadcastTouched = new Map<bigint, number>();
 
   constructor(private readonly deps: ScriptPollDeps) {}
 
   /** Every script's history is asked afresh (after a rollback, what was above the fork must be proven again). */
   forgetStatuses(): void {
     this.statuses.clear();
+  }
+
+  /** A transaction we broadcast touches these addresses: they are asked about until `until` (epoch ms). */
+  expectBroadcast(addressIds: Iterable<bigint>, until: number): void {
+    for (const id of addressIds) {
+      this.broadcastTouched.set(id, until);
+      this.askedAt.delete(id);
+    }
   }
 
   /** One poll's questions; `only`: just these addresses (a pushed poll); `scheduled`: a timer's poll. */
@@ -120,6 +135,10 @@ export class ScriptPoll {
     const { watched, store, push, clock } = this.deps;
     const now = clock();
     const expecting = await expectingAddresses(this.deps.db, store.chain, now);
+    for (const [id, until] of this.broadcastTouched) {
+      if (until <= now) this.broadcastTouched.delete(id);
+      else expecting.add(id);
+    }
     const every = this.deps.hotEveryMs ?? 15_000;
     const due: bigint[] = [];
     let hot = 0;
