@@ -7,8 +7,9 @@
 // and confirmation latency (block mined → every payment recorded mined), with payments to cold addresses too.
 // The defaults are satgate's (1 s polls, 5 requests/s with bursts of 20, tip cached 10 s, an open order asked
 // every 15 s without push).
-// Run: npm run bench:light   (env: BENCH_LIGHT_ADDRESSES=10000,100000, BENCH_LIGHT_ORDERS=20, BENCH_LIGHT_REST_S=30,
-//   BENCH_LIGHT_PAYMENTS=8, BENCH_LIGHT_COLD_PAYMENTS=4, BENCH_LIGHT_POLL_MS=1000, BENCH_LIGHT_RPS=5)
+// Run: npm run bench:light   (env: BENCH_LIGHT_ADDRESSES=10000,100000, BENCH_LIGHT_ORDERS=40, BENCH_LIGHT_REST_S=60,
+//   BENCH_LIGHT_PAYMENTS=40, BENCH_LIGHT_COLD_PAYMENTS=4, BENCH_LIGHT_POLL_MS=1000, BENCH_LIGHT_RPS=5,
+//   BENCH_LIGHT_LATENCY_MS=100: the server's round trip)
 import { randomBytes } from 'node:crypto';
 import { cpus, totalmem } from 'node:os';
 import pino from 'pino';
@@ -24,9 +25,13 @@ import { MasterKey } from '../src/security/master-key.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const SIZES = (process.env.BENCH_LIGHT_ADDRESSES ?? '10000,100000').split(',').map(Number);
-const ORDERS = env('BENCH_LIGHT_ORDERS', 20);
-const REST_S = env('BENCH_LIGHT_REST_S', 30);
-const PAYMENTS = env('BENCH_LIGHT_PAYMENTS', 8);
+const ORDERS = env('BENCH_LIGHT_ORDERS', 40);
+// A multiple of the 15 s round: a shorter window over-counts an order's questions (two rounds in 20 s read as 360/h).
+const REST_S = env('BENCH_LIGHT_REST_S', 60);
+const PAYMENTS = Math.min(env('BENCH_LIGHT_PAYMENTS', 40), ORDERS);
+const PAY_WINDOW_MS = 30_000;
+// A public server's round trip (the test server answers in a millisecond; mempool.space's API takes 50 to 300 ms).
+const LATENCY_MS = env('BENCH_LIGHT_LATENCY_MS', 100);
 const COLD_PAYMENTS = env('BENCH_LIGHT_COLD_PAYMENTS', 4);
 const POLL_MS = env('BENCH_LIGHT_POLL_MS', 1000);
 const RPS = env('BENCH_LIGHT_RPS', 5);
@@ -97,7 +102,7 @@ async function follow(node: RegtestNode, testDb: TestDb, push: boolean, size: nu
   let esplora: EsploraTestServer | undefined;
   for (let attempt = 0; !esplora; attempt++) {
     try {
-      esplora = await startEsploraTestServer(node);
+      esplora = await startEsploraTestServer(node, { latencyMs: LATENCY_MS });
     } catch (err) {
       if (attempt >= 3) throw err;
       await sleep(1000);
@@ -142,26 +147,29 @@ async function follow(node: RegtestNode, testDb: TestDb, push: boolean, size: nu
       testDb,
       orders.map((o) => o.id),
     );
-    await sleep(push ? 8000 : 16_000);
+    // Settled: with polling, every order asked at its first slot; with push, every order tracked (the tracking
+    // refresh runs every 5 s) and asked once, 40 first questions taking 4 s of the budget's 5 requests/s.
+    await sleep(16_000);
     const withOrders = await rest();
-    // Payments to open orders at random moments, one at a time; then to cold addresses; then one block.
+    // Payments to open orders, each at a uniform moment of a window two rounds long (the orders were opened
+    // together, so are asked together: a payer's moment is uniform within a round, not just after one), all
+    // under way at once, each order paid once; then to cold addresses; then one block.
     const latencies: number[] = [];
-    for (const target of orders.slice(0, PAYMENTS)) {
-      // Each payment is sent when the previous one was seen, which is right after a round of questions (the orders
-      // were opened together, so are asked together): a uniform wait over a whole round (15 s, the default
-      // hotEveryMs) makes the moment of payment uniform within it, as a payer's is. A short wait would measure only
-      // the end of a round (about 14 s every time).
-      await sleep(Math.random() * (push ? 2 * POLL_MS : 15_000));
-      await node.pay(target.script, 20_000n);
-      const sent = performance.now();
-      const end = Date.now() + 120_000;
-      while (!seen.has(target.id) && Date.now() < end) await sleep(5);
-      const at = seen.get(target.id);
-      if (at !== undefined) latencies.push(Math.max(0, at - sent));
-    }
+    const paid = orders.slice(0, PAYMENTS);
+    await Promise.all(
+      paid.map(async (target) => {
+        await sleep(Math.random() * PAY_WINDOW_MS);
+        await node.pay(target.script, 20_000n);
+        const sent = performance.now();
+        const end = Date.now() + 120_000;
+        while (!seen.has(target.id) && Date.now() < end) await sleep(5);
+        const at = seen.get(target.id);
+        if (at !== undefined) latencies.push(Math.max(0, at - sent));
+      }),
+    );
     const pathsFrom = esplora.paths.length;
     for (const c of cold) await node.pay(c.script, 30_000n);
-    const paidNow = [...orders.slice(0, PAYMENTS), ...cold];
+    const paidNow = [...paid, ...cold];
     const mineT0 = performance.now();
     await node.mine(1);
     const end = Date.now() + 120_000;
@@ -199,7 +207,7 @@ console.log('satgate light mode (Esplora) benchmark: confirmations from blocks, 
 console.log(`machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}`);
 console.log(
   `watched addresses: ${SIZES.join(', ')}; ${ORDERS} open orders; polls ${POLL_MS} ms apart, budget ${RPS} requests/s (bursts ${RPS * 4}), ` +
-    `tip cached ${TIP_CACHE_MS / 1000} s; ${REST_S} s at rest without and with the orders, then ${PAYMENTS} payments to orders, ${COLD_PAYMENTS} to cold addresses, one block`,
+    `tip cached ${TIP_CACHE_MS / 1000} s, server round trip ${LATENCY_MS} ms; ${REST_S} s at rest without and with the orders, then ${PAYMENTS} payments to orders over ${PAY_WINDOW_MS / 1000} s, ${COLD_PAYMENTS} to cold addresses, one block`,
 );
 const ms = (v: number) => (Number.isNaN(v) ? 'n/a' : `${(v / 1000).toFixed(1)} s`);
 const n = (v: number) => Math.round(v).toLocaleString('en-US');

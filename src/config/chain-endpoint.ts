@@ -32,6 +32,8 @@ export interface LightOptions {
   tipCacheMs?: number;
   /** Warm addresses every N polls, cold ones per poll. */
   warmEvery?: number;
+  /** Esplora with whole blocks: an address expecting money is asked by the timer once per this (default 15 s). */
+  hotEveryMs?: number;
   coldPerPoll?: number;
   /**
    * The other servers of a comma-separated list, of the same kind, after the first (which the kind's URL

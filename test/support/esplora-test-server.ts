@@ -28,6 +28,8 @@ export interface EsploraTestServerOptions {
   maxTrackedAddresses?: number;
   /** How often the websocket looks at the chain for news (default 100 ms). */
   wsPollMs?: number;
+  /** Every answer waits this long first, as a distant public server's round trip does (default 0). */
+  latencyMs?: number;
 }
 
 export async function startEsploraTestServer(node: RegtestNode, options: EsploraTestServerOptions = {}): Promise<EsploraTestServer> {
@@ -264,7 +266,8 @@ export async function startEsploraTestServer(node: RegtestNode, options: Esplora
       res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1' }).end('Too Many Requests');
       return;
     }
-    route(req, path).then(
+    const answer = options.latencyMs ? new Promise((r) => setTimeout(r, options.latencyMs)).then(() => route(req, path)) : route(req, path);
+    answer.then(
       ({ status, body }) => {
         if (Buffer.isBuffer(body)) {
           res.writeHead(status, { 'content-type': 'application/octet-stream' }).end(body);

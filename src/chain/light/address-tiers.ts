@@ -2,7 +2,9 @@
 // without whole blocks): hot, warm and cold addresses of one chain, so a light server is asked often only about the addresses
 // that can change now. Hot: issued in the last day, reserved for an open order or payment request, or
 // with an unconfirmed or not yet final transaction. Warm: such activity in the last three days. Cold: the rest.
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import type { ChainId } from '../chain-id.ts';
 
 export type Tier = 'hot' | 'warm' | 'cold';
@@ -25,26 +27,8 @@ export async function addressTiers(db: Db, chain: ChainId, now: number, tipHeigh
     .where('wallets.mode', '=', chain)
     .where('payments.monitor_until', '>', BigInt(now - 3 * DAY))
     .execute();
-  const unsettled = await db.kysely
-    .selectFrom('chain_outputs')
-    .innerJoin('chain_txs', 'chain_txs.id', 'chain_outputs.tx_id')
-    .select('chain_outputs.address_id')
-    .where('chain_txs.chain', '=', chain)
-    .where((eb) =>
-      eb.or([eb('chain_txs.state', '=', 'mempool'), eb('chain_txs.block_height', '>', BigInt(tipHeight - FINAL_CONFIRMATIONS + 1))]),
-    )
-    .union(
-      db.kysely
-        .selectFrom('chain_spends')
-        .innerJoin('chain_txs', 'chain_txs.id', 'chain_spends.tx_id')
-        .innerJoin('chain_outputs', 'chain_outputs.id', 'chain_spends.output_id')
-        .select('chain_outputs.address_id')
-        .where('chain_txs.chain', '=', chain)
-        .where((eb) =>
-          eb.or([eb('chain_txs.state', '=', 'mempool'), eb('chain_txs.block_height', '>', BigInt(tipHeight - FINAL_CONFIRMATIONS + 1))]),
-        ),
-    )
-    .execute();
+  const [outputs, spends] = unsettledQueries(db, chain, BigInt(tipHeight - FINAL_CONFIRMATIONS + 1));
+  const unsettled = await outputs.union(spends).execute();
   const tiers = new Map<bigint, Tier>();
   const recent = (t: bigint | null, span: number) => t !== null && Number(t) > now - span;
   for (const r of rows) {
@@ -85,6 +69,7 @@ const WAITING = ['unpaid', 'unconfirmed-less', 'confirmed-less'];
  * block is scanned for every address, so the rest cost no request at all.
  */
 export async function expectingAddresses(db: Db, chain: ChainId, now: number): Promise<Set<bigint>> {
+  const [waitingOutputs, waitingSpends] = unsettledQueries(db, chain, null);
   const reserved = db.kysely
     .selectFrom('addresses')
     .innerJoin('wallets', 'wallets.id', 'addresses.wallet_id')
@@ -101,24 +86,32 @@ export async function expectingAddresses(db: Db, chain: ChainId, now: number): P
         .where('payments.monitor_until', '>', BigInt(now))
         .where('payments.status', 'in', WAITING),
     )
-    .union(
-      db.kysely
-        .selectFrom('chain_outputs')
-        .innerJoin('chain_txs', 'chain_txs.id', 'chain_outputs.tx_id')
-        .select('chain_outputs.address_id')
-        .where('chain_txs.chain', '=', chain)
-        .where('chain_txs.state', '=', 'mempool'),
-    )
-    .union(
-      // A spend of ours waiting (a refund, a withdrawal): its inputs' addresses, so a replacement is seen.
-      db.kysely
-        .selectFrom('chain_spends')
-        .innerJoin('chain_txs', 'chain_txs.id', 'chain_spends.tx_id')
-        .innerJoin('chain_outputs', 'chain_outputs.id', 'chain_spends.output_id')
-        .select('chain_outputs.address_id')
-        .where('chain_txs.chain', '=', chain)
-        .where('chain_txs.state', '=', 'mempool'),
-    )
+    .union(waitingOutputs)
+    .union(waitingSpends)
     .execute();
   return new Set(rows.map((r) => r.address_id));
+}
+
+/**
+ * The addresses of transactions not yet settled: paid by one (its outputs) or spent by one (our refunds and
+ * withdrawals: their inputs' addresses, so a replacement is seen), waiting in the mempool or, given
+ * `minedAbove`, mined above that height. Two queries for the caller's union (SQLite cannot nest a union).
+ */
+function unsettledQueries(db: Db, chain: ChainId, minedAbove: bigint | null) {
+  const unsettled = (eb: ExpressionBuilder<Database, 'chain_txs'>) =>
+    minedAbove === null ? eb('chain_txs.state', '=', 'mempool') : eb.or([eb('chain_txs.state', '=', 'mempool'), eb('chain_txs.block_height', '>', minedAbove)]);
+  const outputs = db.kysely
+    .selectFrom('chain_outputs')
+    .innerJoin('chain_txs', 'chain_txs.id', 'chain_outputs.tx_id')
+    .select('chain_outputs.address_id')
+    .where('chain_txs.chain', '=', chain)
+    .where(unsettled);
+  const spends = db.kysely
+    .selectFrom('chain_spends')
+    .innerJoin('chain_txs', 'chain_txs.id', 'chain_spends.tx_id')
+    .innerJoin('chain_outputs', 'chain_outputs.id', 'chain_spends.output_id')
+    .select('chain_outputs.address_id')
+    .where('chain_txs.chain', '=', chain)
+    .where(unsettled);
+  return [outputs, spends] as const;
 }

@@ -273,6 +273,6 @@ export const esploraSource: SourceKind<EsploraSourceEndpoint> = {
           maxBackoffMs: endpoint.wsMaxBackoffMs,
         })
       : undefined;
-    return openLight(backend, deps, { warmEvery: endpoint.warmEvery, coldPerPoll: endpoint.coldPerPoll, push, pushTrackMs: endpoint.pushTrackMs });
+    return openLight(backend, deps, { warmEvery: endpoint.warmEvery, coldPerPoll: endpoint.coldPerPoll, hotEveryMs: endpoint.hotEveryMs, push, pushTrackMs: endpoint.pushTrackMs });
   },
 };

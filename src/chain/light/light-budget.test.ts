@@ -128,6 +128,8 @@ describe('light servers that throttle', () => {
     // After the new version handshake come the renewed subscriptions: headers and the address's script hash.
     const afterReconnect = electrum.calls.slice(electrum.calls.lastIndexOf('server.version'));
     expect(afterReconnect).toEqual(expect.arrayContaining(['blockchain.headers.subscribe', 'blockchain.scripthash.subscribe']));
+    // /health shows one server's subscriptions against its cap, as it does per server for several.
+    expect(c.get('test')!.watcher.health().subscriptions).toMatchObject({ subscribed: expect.any(Number), max: 20_000, polledOverCap: 0 });
   }, 60_000);
 
   it('an Electrum server that drops clients over its limit is reconnected to after a backoff, and no payment is missed', async () => {

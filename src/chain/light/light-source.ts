@@ -12,6 +12,7 @@ import type { LightBudget } from '../../config/chain-endpoint.ts';
 export interface LightFollowing {
   warmEvery?: number;
   coldPerPoll?: number;
+  hotEveryMs?: number;
   push?: MempoolSocket;
   pushTrackMs?: number;
 }

@@ -78,6 +78,8 @@ export class LightWatcher implements ChainFollower {
   private lastError: string | null = null;
   private readonly startedAt: number;
   private pushPending = false;
+  /** With blocks: wakes the poll at the moment the next address expecting money is due, not at the next tick. */
+  private dueTimer: NodeJS.Timeout | null = null;
   private syncedHeight: number | null = null;
   private readonly trackTask: PeriodicTask | null = null;
 
@@ -201,6 +203,8 @@ export class LightWatcher implements ChainFollower {
 
   async stop(): Promise<void> {
     this.started = false;
+    if (this.dueTimer) clearTimeout(this.dueTimer);
+    this.dueTimer = null;
     await this.opts.push?.close();
     await this.trackTask?.stop();
     await this.task.stop();
@@ -232,6 +236,24 @@ export class LightWatcher implements ChainFollower {
     }
   }
 
+  /**
+   * The timer's 1 s tick alone would add up to a second to every scheduled question (a payer's wait); a due moment
+   * already past is left to the tick (a server that failed to answer is not asked again in a tight loop).
+   */
+  private wakeWhenDue(): void {
+    const due = this.scripts.nextDueAt();
+    if (this.dueTimer) clearTimeout(this.dueTimer);
+    this.dueTimer = null;
+    if (due === null || !this.started || this.stopped) return;
+    const wait = due - this.opts.clock();
+    if (wait <= 0 || wait > (this.opts.hotEveryMs ?? 15_000)) return;
+    this.dueTimer = setTimeout(() => {
+      this.dueTimer = null;
+      this.task.wake();
+    }, wait);
+    this.dueTimer.unref();
+  }
+
   /** The addresses a push named are asked about now (a pushed poll); the rest wait for their schedule. */
   wakeFor(addresses: string[]): void {
     this.pushed.wakeFor(addresses);
@@ -251,6 +273,7 @@ export class LightWatcher implements ChainFollower {
         await this.headerSync.sync();
         await this.blocks.run();
         await this.scripts.run(only, scope === 'scheduled');
+        if (this.blocks.enabled) this.wakeWhenDue();
         // Caught up to a height only once every due script was asked at it (what the node watcher's tip means);
         // with blocks, once every block up to it was scanned.
         if (this.blocks.enabled) this.syncedHeight = this.blocks.height;
@@ -307,6 +330,8 @@ export class LightWatcher implements ChainFollower {
       refusals: budget.refusals,
       connected: this.opts.backend.connected(),
       ...(this.opts.backend.servers ? { servers: this.opts.backend.servers() } : {}),
+      // One Electrum server: its subscriptions beside the rest (several show theirs per server).
+      ...(this.opts.backend.subscriptions ? { subscriptions: this.opts.backend.subscriptions() } : {}),
       ...(this.opts.push ? { push: { url: this.opts.push.url, ...this.opts.push.stats() } } : {}),
       lastPollAt: this.lastPollAt,
       polls: this.polls,

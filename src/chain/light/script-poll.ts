@@ -52,8 +52,13 @@ export class ScriptPoll {
   private readonly histories = new Map<bigint, HistoryEntry[]>();
   private coldCursor = 0;
   private warmCursor = 0;
-  /** With blocks: when each address was last asked about. */
-  private readonly askedAt = new Map<bigint, number>();
+  /**
+   * With blocks: when each address expecting money is next due on the timer, a slot of its own grid (nextSlot):
+   * an order costs one question per interval whatever an answer takes, the watcher wakes at the slot (nextDueAt)
+   * instead of the next 1 s tick, so a payer waits at most one interval plus a round trip, and orders opened
+   * together are asked spread over the interval instead of queueing behind each other every round.
+   */
+  private readonly dueAt = new Map<bigint, number>();
   /**
    * With blocks: addresses a transaction we broadcast touches (its watched outputs, the watched outputs it spends),
    * to the moment they stop counting as expecting. Our own spend is not recorded before a server lists it, and only
@@ -73,8 +78,15 @@ export class ScriptPoll {
   expectBroadcast(addressIds: Iterable<bigint>, until: number): void {
     for (const id of addressIds) {
       this.broadcastTouched.set(id, until);
-      this.askedAt.delete(id);
+      this.dueAt.delete(id);
     }
+  }
+
+  /** With blocks: the earliest moment an address expecting money is due on the timer (epoch ms), if any. */
+  nextDueAt(): number | null {
+    let next: number | null = null;
+    for (const at of this.dueAt.values()) if (next === null || at < next) next = at;
+    return next;
   }
 
   /** One poll's questions; `only`: just these addresses (a pushed poll); `scheduled`: a timer's poll. */
@@ -141,22 +153,29 @@ export class ScriptPoll {
     }
     const every = this.deps.hotEveryMs ?? 15_000;
     const due: bigint[] = [];
+    const nextDue = new Map<bigint, number>();
     let hot = 0;
     for (const id of expecting) {
       if (!watched.scriptsById.has(id)) continue;
       hot++;
-      if (push !== undefined && push.isOpen && push.covers(this.deps.pushed.addressOf(id) ?? '')) continue;
-      if (scheduled && now - (this.askedAt.get(id) ?? -Infinity) < every) continue;
+      if (push !== undefined && push.isOpen && push.covers(this.deps.pushed.addressOf(id) ?? '')) {
+        this.dueAt.delete(id);
+        continue;
+      }
+      const at = this.dueAt.get(id);
+      if (scheduled && at !== undefined && now < at) continue;
       due.push(id);
+      // Set as each is asked: one the server failed to answer stays due.
+      nextDue.set(id, nextSlot(id, now, every));
     }
-    for (const id of this.askedAt.keys()) if (!expecting.has(id)) this.askedAt.delete(id);
+    for (const id of this.dueAt.keys()) if (!expecting.has(id) || !watched.scriptsById.has(id)) this.dueAt.delete(id);
     this.sweep = { hot, warm: 0, cold: watched.scriptsById.size - hot, swept: 0 };
     const closing = this.deps.backend.servers ? await closingAddresses(this.deps.db, store.chain, now, this.deps.closingMs ?? 120_000) : undefined;
-    await this.ask(due, closing);
+    await this.ask(due, closing, undefined, nextDue);
   }
 
   /** Asks the server about these scripts, records what verifies, and withdraws what vanished from them. */
-  private async ask(due: bigint[], closing?: Set<bigint>, hotIds?: Set<bigint>): Promise<void> {
+  private async ask(due: bigint[], closing?: Set<bigint>, hotIds?: Set<bigint>, nextDue?: Map<bigint, number>): Promise<void> {
     const { watched, backend, pushed } = this.deps;
     const listed = new Set<string>();
     const checked = new Set<bigint>();
@@ -174,6 +193,8 @@ export class ScriptPoll {
       } else if (next < due.length) id = due[next++]!;
       else break;
       const script = watched.scriptsById.get(id)!;
+      const dueAgain = nextDue?.get(id);
+      if (dueAgain !== undefined) this.dueAt.set(id, dueAgain);
       const known = this.statuses.has(id) ? this.statuses.get(id) : undefined;
       // Hot addresses keep their Electrum subscriptions first when a server's subscription cap is reached.
       const answer = await backend.history(script, known, { ...(closing?.has(id) ? { everyServer: true } : {}), ...(hotIds?.has(id) ? { hot: true } : {}) });
@@ -193,7 +214,6 @@ export class ScriptPoll {
       }
       for (const e of entries) listed.add(e.txid);
       checked.add(id);
-      this.askedAt.set(id, this.deps.clock());
     }
     await this.withdrawVanished(listed, checked);
   }
@@ -216,4 +236,15 @@ export class ScriptPoll {
     await this.deps.feed.withdraw(gone, () => headers.tip()?.height ?? 0);
     this.deps.log.info({ chain: store.chain, count: gone.length }, 'transactions withdrawn: the server no longer lists them');
   }
+}
+
+/**
+ * The first slot after `now` of the address's grid: every `every` ms, at a phase of its own (a multiplicative
+ * hash of its id, so consecutive ids land far apart). The first question of an address comes at once; the next
+ * at its slot, at most one interval later (one question more in the order's life, never a longer wait).
+ */
+export function nextSlot(id: bigint, now: number, every: number): number {
+  const phase = Number((id * 2_654_435_761n) % BigInt(every));
+  const ahead = (((phase - now) % every) + every) % every;
+  return now + (ahead === 0 ? every : ahead);
 }
