@@ -1,7 +1,7 @@
 // A small Esplora HTTP API (Blockstream/esplora API.md) over a real bcoin regtest node, for tests:
 // blocks, headers, heights, script-hash histories with paging (25 confirmed per page, up to 50 mempool),
 // transactions (`/tx/:txid` 404s once a transaction is gone; `/tx/:txid/status` never does), Merkle
-// proofs, whole blocks (`/block/:hash/raw`), broadcast and fee estimates. It can lie and throttle with HTTP 429 (see light-lies.ts).
+// proofs, whole blocks (`/block/:hash/raw`) and their paged transactions (`/block/:hash/txs/:start`), broadcast and fee estimates. It can lie and throttle with HTTP 429 (see light-lies.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { RegtestNode } from './regtest-node.ts';
 import { LightChainIndex, scriptSha, type IndexedTx } from './light-chain-index.ts';
@@ -9,6 +9,7 @@ import { headerFailingPow, phantomTx, ServerThrottle, type LieSettings } from '.
 import { merkleBranch } from '../../src/chain/light/merkle-proof.ts';
 import type { RawTx } from '../../src/bitcoin/raw-tx.ts';
 import { parseBlockHeader } from '../../src/bitcoin/raw-block.ts';
+import { esploraTxJson } from './esplora-tx-json.ts';
 import { attachMempoolSocket, type MempoolSocketServer } from './mempool-ws-test-server.ts';
 
 export interface EsploraTestServer {
@@ -120,21 +121,19 @@ export async function startEsploraTestServer(node: RegtestNode, options: Esplora
   const txJson = (txid: string) => {
     const c = claim(txid)!;
     const tx = c.tx;
+    // Every field of the serialization (a block's pages are rebuilt from them), with each input's prevout.
+    const full = esploraTxJson(tx.bytes);
     return {
       txid,
-      version: 2,
-      locktime: tx.locktime,
-      vin: tx.inputs.map((i) => {
-        const prev = tx.coinbase ? undefined : index.output(i.prevTxid, i.vout);
-        return {
-          txid: i.prevTxid,
-          vout: i.vout,
-          prevout: prev ? { scriptpubkey: Buffer.from(prev.script).toString('hex'), value: Number(prev.value) } : null,
-          is_coinbase: tx.coinbase,
-        };
+      version: full.version,
+      locktime: full.locktime,
+      vin: full.vin.map((i) => {
+        const prev = tx.coinbase ? undefined : index.output(i.txid, i.vout);
+        return { ...i, prevout: prev ? { scriptpubkey: Buffer.from(prev.script).toString('hex'), value: Number(prev.value) } : null };
       }),
-      vout: tx.outputs.map((o) => ({ scriptpubkey: Buffer.from(o.script).toString('hex'), value: Number(o.value) })),
-      size: tx.bytes.length,
+      vout: full.vout,
+      size: full.size,
+      weight: full.weight,
       fee: tx.coinbase ? 0 : Number(index.fee(tx)),
       status:
         c.height > 0
@@ -203,6 +202,22 @@ export async function startEsploraTestServer(node: RegtestNode, options: Esplora
       if (lies.tamperBlocks) raw[raw.length - 1] = raw[raw.length - 1]! ^ 1;
       return { status: 200, body: raw };
     }
+    if ((r = m(/^\/block\/([0-9a-f]{64})\/txs(?:\/(\d+))?$/))) {
+      // A block's transactions, 25 a page from a start index that is a multiple of 25 (esplora's
+      // CHAIN_TXS_PER_PAGE). `noBlockPages`: a server without the route; `tamperBlockPages`: the block's last
+      // transaction shows its first output worth 1,000 sats more than it is.
+      const b = index.block(r[1]!);
+      if (!b || lies.noBlockPages) return { status: 404, body: 'Block not found' };
+      const start = Number(r[2] ?? 0);
+      if (start % 25 !== 0) return { status: 400, body: 'start index must be a multipication of 25' };
+      if (start >= b.txids.length) return { status: 404, body: 'start index out of range' };
+      const page = b.txids.slice(start, start + 25).map((txid) => txJson(txid));
+      if (lies.tamperBlockPages && start + page.length === b.txids.length) {
+        const last = page[page.length - 1]!;
+        last.vout = last.vout.map((o, n) => (n === 0 ? { ...o, value: o.value + 1000 } : o));
+      }
+      return { status: 200, body: page };
+    }
     if ((r = m(/^\/block\/([0-9a-f]{64})(\/header|\/status|\/txids)?$/))) {
       const v = headerByHash(r[1]!);
       if (!v) return { status: 404, body: 'Block not found' };
@@ -218,7 +233,13 @@ export async function startEsploraTestServer(node: RegtestNode, options: Esplora
         const after = r[3] ? chain.indexOf(r[3]) + 1 : 0;
         return { status: 200, body: chain.slice(after, after + 25).map(txJson) };
       }
-      return { status: 200, body: [...mempool.slice(0, 50), ...chain.slice(0, 25)].map(txJson) };
+      const shownMempool = mempool.slice(0, 50).map((txid) => {
+        const json = txJson(txid);
+        if (!lies.tamperHistoryTxs) return json;
+        const [first, ...rest] = json.vout as { value: number }[];
+        return { ...json, vout: [{ ...first!, value: first!.value + 1_000 }, ...rest] };
+      });
+      return { status: 200, body: [...shownMempool, ...chain.slice(0, 25).map(txJson)] };
     }
     if ((r = m(/^\/scripthash\/([0-9a-f]{64})\/utxo$/))) {
       return {

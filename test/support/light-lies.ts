@@ -22,6 +22,12 @@ export interface LieSettings {
   tamperBlocks?: boolean;
   /** Esplora: no `/block/:hash/raw` route (404), as a server that serves no whole blocks. */
   noRawBlocks?: boolean;
+  /** Esplora: no `/block/:hash/txs/:start` route (404) either; with noRawBlocks, a server that serves no blocks at all. */
+  noBlockPages?: boolean;
+  /** Esplora: a block's paged transactions show the last one's first output worth more than it is. */
+  tamperBlockPages?: boolean;
+  /** Esplora: histories show each unconfirmed transaction's first output worth more than it is (`/tx/:txid/hex` stays true). */
+  tamperHistoryTxs?: boolean;
   /** Stuck at this height (a server that stopped syncing): no tip, header or mined transaction above it. */
   stuckAt?: number;
 }

@@ -60,7 +60,7 @@ export class BlockScan {
         this.unavailable = true;
         log.warn(
           { chain: store.chain, source: backend.url },
-          'the light server does not serve whole blocks (/block/:hash/raw answered 404): confirmations are asked per address instead',
+          'the light server does not serve whole blocks (/block/:hash/raw and /block/:hash/txs answered 404): confirmations are asked per address instead',
         );
         return;
       }

@@ -4,6 +4,7 @@
 import type { EsploraSourceEndpoint } from '../../config/chain-endpoint.ts';
 import type { SourceKind } from '../source-kind.ts';
 import { BackendUnavailableError, type LightBackend, type MerkleProof } from './light-backend.ts';
+import { blockBytes, blockTxCount, ESPLORA_BLOCK_PAGE, pageTransactions, txBytesFromEsploraJson } from './esplora-block-pages.ts';
 import { budgetShare, lightBackend, openLight } from './light-source.ts';
 import { MempoolSocket } from './mempool-socket.ts';
 import { RequestBudget, type BudgetOptions } from './request-budget.ts';
@@ -56,11 +57,22 @@ interface EsploraTx {
   status?: { confirmed?: boolean; block_height?: number };
 }
 
+/** Unconfirmed transactions kept from history answers until asked for (a few hundred bytes each). */
+const LISTED_TXS_KEPT = 1_000;
+
 export class EsploraBackend implements LightBackend {
   readonly kind = 'esplora' as const;
   readonly budgetKeeper: RequestBudget;
   private readonly root: string;
   private tipCache: { height: number; hash: string; at: number } | null = null;
+  /** `/block/:hash/raw` answered 404 for a block the paged route knows: the server serves no raw blocks. */
+  private rawMissing = false;
+  /**
+   * Unconfirmed transactions' bytes rebuilt from the history answer that listed them (its JSON carries every
+   * field of the serialization), taken once by rawTransaction: a payment is recorded one round trip sooner and
+   * one request cheaper. The watcher checks them like fetched bytes (the txid is their hash).
+   */
+  private readonly listedTxs = new Map<string, Uint8Array>();
 
   constructor(private readonly opts: EsploraOptions) {
     this.root = opts.url.replace(/\/+$/, '');
@@ -143,10 +155,45 @@ export class EsploraBackend implements LightBackend {
     return this.tipCache?.hash ?? null;
   }
 
-  /** A whole block's bytes (`/block/:hash/raw`); null when the server does not serve raw blocks (404). */
+  /**
+   * A whole block's bytes: `/block/:hash/raw`, or, where the server serves no raw blocks, rebuilt from its
+   * paged transactions (esplora-block-pages.ts; one request per 25 transactions). Null when neither route
+   * knows the block (404): a block reorganised away, or a server with neither route.
+   */
   async rawBlock(hash: string): Promise<Uint8Array | null> {
+    if (!this.rawMissing) {
+      try {
+        return new Uint8Array(await this.fetchBody(`/block/${hash}/raw`));
+      } catch (err) {
+        if (!(err instanceof NotFound)) throw err;
+      }
+    }
+    const paged = await this.pagedBlock(hash);
+    // Only a block the pages know says the raw route itself is missing (a reorganised block 404s on both);
+    // from then on blocks go straight to the pages, without a 404 each.
+    if (paged !== null && !this.rawMissing) this.rawMissing = true;
+    return paged;
+  }
+
+  /** How whole blocks come from this server, as far as it has been asked: 'raw', or 'pages' once /raw 404'd. */
+  blockRoute(): 'raw' | 'pages' {
+    return this.rawMissing ? 'pages' : 'raw';
+  }
+
+  private async pagedBlock(hash: string): Promise<Uint8Array | null> {
     try {
-      return new Uint8Array(await this.fetchBody(`/block/${hash}/raw`));
+      // `/block/:hash` carries every header field and the transaction count in one answer; the header is
+      // rebuilt from it and block-scan.ts checks it hashes to the verified header.
+      const info = await this.json<EsploraBlock & { tx_count?: unknown }>(`/block/${hash}`);
+      if (typeof info !== 'object' || info === null) throw new BackendUnavailableError('server sent a malformed block');
+      const header = headerFromJson(info);
+      const count = blockTxCount(info);
+      const txs: Buffer[] = [];
+      for (let start = 0; start < count; start += ESPLORA_BLOCK_PAGE) {
+        const page = pageTransactions(await this.json<unknown>(`/block/${hash}/txs/${start}`), start, count);
+        for (const tx of page) txs.push(txBytesFromEsploraJson(tx));
+      }
+      return blockBytes(header, txs);
     } catch (err) {
       if (err instanceof NotFound) return null;
       throw err;
@@ -197,14 +244,35 @@ export class EsploraBackend implements LightBackend {
       if (t.status?.confirmed) {
         if (typeof t.status.block_height !== 'number') throw new BackendUnavailableError('server sent a malformed history entry');
         mined.push({ txid: t.txid, height: t.status.block_height });
-      } else waiting.push({ txid: t.txid, height: 0 });
+      } else {
+        waiting.push({ txid: t.txid, height: 0 });
+        this.keepListed(t);
+      }
     }
     // Esplora lists newest first; the watcher wants block order (funding before spending).
     mined.reverse().sort((a, b) => a.height - b.height);
     return { status: null, entries: [...mined, ...orderMempoolEntries(waiting)] };
   }
 
+  /** A listed transaction's bytes, when its JSON rebuilds; one that does not is simply fetched. */
+  private keepListed(t: EsploraTx): void {
+    if (this.listedTxs.has(t.txid)) return;
+    try {
+      const raw = txBytesFromEsploraJson(t);
+      // Bounded: entries not asked for (known already) would otherwise stay; the newest are the likely ones.
+      if (this.listedTxs.size >= LISTED_TXS_KEPT) this.listedTxs.delete(this.listedTxs.keys().next().value!);
+      this.listedTxs.set(t.txid, new Uint8Array(raw));
+    } catch {
+      // Fields missing or odd: the transaction is fetched with /tx/:txid/hex instead.
+    }
+  }
+
   async rawTransaction(txid: string): Promise<Uint8Array | null> {
+    const listed = this.listedTxs.get(txid);
+    if (listed) {
+      this.listedTxs.delete(txid);
+      return listed;
+    }
     try {
       const hex = (await this.fetchText(`/tx/${txid}/hex`)).trim();
       if (!/^([0-9a-f]{2})+$/.test(hex)) throw new BackendUnavailableError('server sent a malformed transaction');

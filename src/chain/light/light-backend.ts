@@ -46,6 +46,8 @@ export interface LightBackend {
    * this server does not serve blocks. Absent where the protocol has no such question (Electrum).
    */
   rawBlock?(hash: string): Promise<Uint8Array | null>;
+  /** How rawBlock gets blocks: whole ('raw') or rebuilt from paged transactions ('pages', Esplora without /raw). */
+  blockRoute?(): 'raw' | 'pages';
   /** The hash of the tip the last tipHeight answer named, when the protocol tells it (Esplora). */
   tipHash?(): string | null;
   /** The serialized transaction, or null when the server does not know it. */

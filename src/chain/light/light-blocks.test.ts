@@ -1,8 +1,10 @@
 // Light mode on Esplora costs per block, not per address (issue 39): confirmations come from whole blocks
 // checked against the verified header's Merkle root and matched against the whole watched set, so a cold
 // address costs no request; an address expecting money (an open order) is still asked for mempool detection;
-// a longer branch takes a confirmation back; a block that does not hash to its header is refused. Against a
-// real bcoin regtest node behind the Esplora test server, on both engines.
+// a longer branch takes a confirmation back; a block that does not hash to its header is refused. A server
+// without `/block/:hash/raw` gives the block as pages of 25 transactions, rebuilt and checked the same way.
+// Against a real bcoin regtest node behind the Esplora test server, on both engines.
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { startRegtestNode, type RegtestNode } from '../../../test/support/regtest-node.ts';
@@ -99,7 +101,32 @@ describe.each(testEngines())('light mode on Esplora, confirmations from blocks, 
   it('a payment to an open order is seen in the mempool, then confirmed from its block', async () => {
     const order = await issue(true);
     await chains.pollNow();
-    await node.pay(order.script, 22_000n);
+    const from = esplora.paths.length;
+    const { txid } = await node.pay(order.script, 22_000n);
+    await chains.pollNow();
+    expect(await recorded(order.id)).toBe('mempool');
+    // Its bytes were rebuilt from the history answer that listed it (and checked by their hash): no fetch.
+    expect(esplora.paths.slice(from).filter((p) => p.startsWith(`/tx/${txid}`))).toEqual([]);
+    await node.mine(1);
+    await chains.pollNow();
+    expect(await recorded(order.id)).toBe('block');
+  }, 60_000);
+
+  it('a history whose unconfirmed transaction shows an output worth more than it is is refused, not recorded', async () => {
+    const order = await issue(true);
+    await chains.pollNow();
+    const lies = health().lies as number;
+    esplora.lies.tamperHistoryTxs = true;
+    try {
+      await node.pay(order.script, 26_000n);
+      await chains.pollNow();
+      // The bytes rebuilt from the altered JSON hash to another txid: a lie, and nothing recorded.
+      expect(await recorded(order.id)).toBeUndefined();
+      expect(health().lies).toBeGreaterThan(lies);
+      expect(health().recentLies.at(-1)).toMatchObject({ kind: 'txid-mismatch' });
+    } finally {
+      delete esplora.lies.tamperHistoryTxs;
+    }
     await chains.pollNow();
     expect(await recorded(order.id)).toBe('mempool');
     await node.mine(1);
@@ -145,8 +172,57 @@ describe.each(testEngines())('light mode on Esplora, confirmations from blocks, 
     expect(health().tipHeight).toBe(await node.height());
   }, 60_000);
 
-  it('a server without whole blocks is followed per address, and a payment to a watched address is still confirmed', async () => {
+  it('a server without /raw gives blocks as pages: a cold address’s payment in a block of more than 25 transactions is confirmed without one request about the address', async () => {
     esplora.lies.noRawBlocks = true;
+    try {
+      const cold = await issue();
+      const from = esplora.paths.length;
+      const lies = health().lies;
+      // 30 other payments and ours: with the coinbase, 32 transactions, two pages.
+      for (let i = 0; i < 30; i++) await node.pay(Buffer.concat([Buffer.from('0014', 'hex'), randomBytes(20)]), 10_000n);
+      await node.pay(cold.script, 26_000n);
+      const [hash] = await node.mine(1);
+      await chains.pollNow();
+      expect(await recorded(cold.id)).toBe('block');
+      const asked = esplora.paths.slice(from);
+      expect(asked.filter((p) => p.startsWith(`/block/${hash}/txs/`))).toEqual([`/block/${hash}/txs/0`, `/block/${hash}/txs/25`]);
+      expect(asked.filter((p) => p.includes(cold.sha))).toEqual([]);
+      expect(health()).toMatchObject({ confirmationsFrom: 'block-pages', tipHeight: await node.height(), lies });
+      // Once /raw 404'd for a block the pages know, later blocks go straight to the pages.
+      const [next] = await node.mine(1);
+      await chains.pollNow();
+      expect(esplora.paths.slice(from)).not.toContain(`/block/${next}/raw`);
+      expect(health().tipHeight).toBe(await node.height());
+    } finally {
+      delete esplora.lies.noRawBlocks;
+    }
+  }, 120_000);
+
+  it('a page that shows an output worth more than it is is refused (bad-block), and the honest pages are then taken', async () => {
+    esplora.lies.noRawBlocks = true;
+    try {
+      const cold = await issue();
+      await node.pay(cold.script, 27_000n);
+      const before = health().tipHeight;
+      esplora.lies.tamperBlockPages = true;
+      await node.mine(1);
+      await chains.pollNow();
+      expect(await recorded(cold.id)).toBeUndefined();
+      expect(health().tipHeight).toBe(before);
+      expect(health().recentLies.at(-1)).toMatchObject({ kind: 'bad-block' });
+      delete esplora.lies.tamperBlockPages;
+      await chains.pollNow();
+      expect(await recorded(cold.id)).toBe('block');
+      expect(health().tipHeight).toBe(await node.height());
+    } finally {
+      delete esplora.lies.tamperBlockPages;
+      delete esplora.lies.noRawBlocks;
+    }
+  }, 60_000);
+
+  it('a server with neither whole blocks nor their pages is followed per address, and a payment to a watched address is still confirmed', async () => {
+    esplora.lies.noRawBlocks = true;
+    esplora.lies.noBlockPages = true;
     try {
       const cold = await issue();
       await node.pay(cold.script, 25_000n);
@@ -158,6 +234,7 @@ describe.each(testEngines())('light mode on Esplora, confirmations from blocks, 
       expect(await recorded(cold.id)).toBe('block');
     } finally {
       delete esplora.lies.noRawBlocks;
+      delete esplora.lies.noBlockPages;
     }
   }, 120_000);
 });

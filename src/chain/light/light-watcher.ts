@@ -322,7 +322,7 @@ export class LightWatcher implements ChainFollower {
       lies: this.lies.count,
       recentLies: this.lies.latest(),
       watchedScripts: this.opts.watched.size,
-      confirmationsFrom: this.blocks.enabled ? 'blocks' : 'address-histories',
+      confirmationsFrom: !this.blocks.enabled ? 'address-histories' : this.opts.backend.blockRoute?.() === 'pages' ? 'block-pages' : 'blocks',
       tiers: { hot: sweep.hot, warm: sweep.warm, cold: sweep.cold },
       coldSweep: { done: sweep.swept, of: sweep.cold },
       requests: budget.requests,
