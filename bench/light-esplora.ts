@@ -15,6 +15,7 @@ import { cpus, totalmem } from 'node:os';
 import pino from 'pino';
 import { startRegtestNode, type RegtestNode } from '../src/devchain/regtest-node.ts';
 import { startEsploraTestServer, type EsploraTestServer } from '../test/support/esplora-test-server.ts';
+import { scriptSha } from '../test/support/light-chain-index.ts';
 import { createTestDb, type TestDb } from '../test/support/test-db.ts';
 import { ChainService } from '../src/chain/chain-service.ts';
 import { WalletRepository } from '../src/wallets/wallet-repository.ts';
@@ -90,6 +91,11 @@ interface Result {
   p50: number;
   p95: number;
   max: number;
+  /** Payment → satgate's question about the address reaching the server, p95. */
+  waitP95: number;
+  /** That question → the payment recorded, p50 and p95. */
+  handlingP50: number;
+  handlingP95: number;
   detected: number;
   confirmMax: number;
   confirmed: number;
@@ -155,6 +161,8 @@ async function follow(node: RegtestNode, testDb: TestDb, push: boolean, size: nu
     // together, so are asked together: a payer's moment is uniform within a round, not just after one), all
     // under way at once, each order paid once; then to cold addresses; then one block.
     const latencies: number[] = [];
+    const waits: number[] = [];
+    const handling: number[] = [];
     const paid = orders.slice(0, PAYMENTS);
     await Promise.all(
       paid.map(async (target) => {
@@ -164,7 +172,17 @@ async function follow(node: RegtestNode, testDb: TestDb, push: boolean, size: nu
         const end = Date.now() + 120_000;
         while (!seen.has(target.id) && Date.now() < end) await sleep(5);
         const at = seen.get(target.id);
-        if (at !== undefined) latencies.push(Math.max(0, at - sent));
+        if (at === undefined) return;
+        latencies.push(Math.max(0, at - sent));
+        // Where the time went: until satgate's question about the address reached the server, and from there
+        // until the payment was recorded (the server's answer, the check, the commit).
+        const sha = scriptSha(target.script);
+        for (let i = esplora.paths.length - 1; i >= 0; i--) {
+          if (esplora.arrivals[i]! > at || !esplora.paths[i]!.includes(sha)) continue;
+          waits.push(Math.max(0, esplora.arrivals[i]! - sent));
+          handling.push(at - esplora.arrivals[i]!);
+          break;
+        }
       }),
     );
     const pathsFrom = esplora.paths.length;
@@ -176,10 +194,11 @@ async function follow(node: RegtestNode, testDb: TestDb, push: boolean, size: nu
     while (paidNow.some((p) => !mined.has(p.id)) && Date.now() < end) await sleep(20);
     const confirmations = paidNow.map((p) => (mined.get(p.id) ?? Number.NaN) - mineT0);
     // Requests naming a cold address's script hash: none is expected (its confirmation came from the block).
-    const { scriptSha } = await import('../test/support/light-chain-index.ts');
     const coldHashes = new Set(cold.map((c) => scriptSha(c.script)));
     const coldRequests = esplora.paths.slice(pathsFrom).filter((p) => [...coldHashes].some((h) => p.includes(h))).length;
     latencies.sort((a, b) => a - b);
+    waits.sort((a, b) => a - b);
+    handling.sort((a, b) => a - b);
     return {
       size,
       push,
@@ -189,6 +208,9 @@ async function follow(node: RegtestNode, testDb: TestDb, push: boolean, size: nu
       p50: quantile(latencies, 0.5),
       p95: quantile(latencies, 0.95),
       max: latencies[latencies.length - 1] ?? Number.NaN,
+      waitP95: quantile(waits, 0.95),
+      handlingP50: quantile(handling, 0.5),
+      handlingP95: quantile(handling, 0.95),
       detected: latencies.length,
       confirmMax: Math.max(...confirmations),
       confirmed: confirmations.filter((c) => !Number.isNaN(c)).length,
@@ -213,16 +235,16 @@ const ms = (v: number) => (Number.isNaN(v) ? 'n/a' : `${(v / 1000).toFixed(1)} s
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
 const print = (r: Result) => {
   console.log(
-    `| ${n(r.size)} | ${r.push ? 'polling + websocket' : 'polling'} | ${n(r.restNoOrder)} | ${n(r.restOrders)} | ${r.perOrder.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.max)} | ${r.detected}/${Math.min(PAYMENTS, ORDERS)} | ${ms(r.confirmMax)} | ${r.confirmed}/${Math.min(PAYMENTS, ORDERS) + COLD_PAYMENTS} | ${r.coldRequests} |`,
+    `| ${n(r.size)} | ${r.push ? 'polling + websocket' : 'polling'} | ${n(r.restNoOrder)} | ${n(r.restOrders)} | ${r.perOrder.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.max)} | ${ms(r.waitP95)} | ${ms(r.handlingP50)} / ${ms(r.handlingP95)} | ${r.detected}/${Math.min(PAYMENTS, ORDERS)} | ${ms(r.confirmMax)} | ${r.confirmed}/${Math.min(PAYMENTS, ORDERS) + COLD_PAYMENTS} | ${r.coldRequests} |`,
   );
 };
 const node = await startRegtestNode();
 const results: Result[] = [];
 console.log('');
 console.log(
-  '| watched | mode | requests/hour, no open order | with the orders | added per open order | detection p50 | p95 | max | detected | confirmation (block → all recorded, max) | confirmed | requests about cold addresses |',
+  '| watched | mode | requests/hour, no open order | with the orders | added per open order | detection p50 | p95 | max | until asked, p95 | asked → recorded, p50 / p95 | detected | confirmation (block → all recorded, max) | confirmed | requests about cold addresses |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 
 try {
   for (const size of SIZES) {

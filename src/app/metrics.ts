@@ -76,7 +76,7 @@ export async function metricsRoutes(app: FastifyInstance, ctx: AppContext): Prom
     return (['hot', 'warm', 'cold'] as const).map((tier) => [{ tier }, num(t[tier])]);
   });
   lightGauge('satgate_chain_cold_sweep_done', 'Cold addresses asked about in the current sweep round', (h) => [[{}, num((h.coldSweep as Record<string, unknown> | undefined)?.done)]]);
-  // Several light servers (a comma-separated list): each server's requests, refusals, lagging and omissions.
+  // Several light servers (a comma-separated list): each server's requests, refusals, lagging, omissions and bad blocks.
   const serverGauge = (name: string, help: string, read: (m: Record<string, unknown>) => number) =>
     new Gauge({
       name,
@@ -96,6 +96,7 @@ export async function metricsRoutes(app: FastifyInstance, ctx: AppContext): Prom
   serverGauge('satgate_chain_source_server_lagging', '1 when this light server is behind the best tip or on another branch (asked no histories)', (m) => (m.lagging ? 1 : 0));
   serverGauge('satgate_chain_source_server_backing_off', '1 while satgate backs off this light server after a refusal', (m) => (m.backingOffUntil !== null && m.backingOffUntil !== undefined ? 1 : 0));
   serverGauge('satgate_chain_source_server_omissions_total', 'Proven transactions this light server left out of a history (it is asked less)', (m) => num(m.omissions));
+  serverGauge('satgate_chain_source_server_bad_blocks_total', 'Whole blocks from this light server that are not the block our verified header names (another server is asked)', (m) => num(m.badBlocks));
   // mempool.space websocket beside an Esplora source: whether it is open, how many hot addresses it tracks.
   const pushOf = (h: Record<string, unknown>) => (h.push ?? null) as Record<string, unknown> | null;
   const pushGauge = (name: string, help: string, read: (p: Record<string, unknown>) => number) =>

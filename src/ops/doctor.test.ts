@@ -172,6 +172,40 @@ describe('satgate doctor', () => {
     }
   });
 
+  it('several Esplora APIs while satgate runs: a server that sent a block not matching the verified header is a warning naming its bad blocks', async () => {
+    const base = await setUp();
+    delete base.SATGATE_TEST_RPC_URL;
+    const servers = [await startEsploraTestServer(node), await startEsploraTestServer(node)];
+    const t = await createTestApp('sqlite', {
+      env: { SATGATE_RATES_FILE: writeRatesFile({ USD: '50000.00' }) },
+      chains: { test: { esploraUrl: servers[0]!.url, extraServers: [servers[1]!.url], tipCacheMs: 0, budget: TEST_BUDGET, network: 'regtest' } },
+      start: true,
+    });
+    try {
+      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      await t.ctx.chains.pollNow();
+      servers[1]!.lies.tamperBlocks = true;
+      // Two blocks in one poll: each server is asked first for one of them.
+      await node.mine(2);
+      await t.ctx.chains.pollNow();
+      const seen = (await t.app.inject({ method: 'GET', url: '/health' })).json().chain_test.servers as MemberHealth[];
+      expect(seen.map((h) => h.badBlocks)).toEqual([0, 1]);
+      const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(metrics).toContain(`satgate_chain_source_server_bad_blocks_total{chain="test",source="esplora",server="${servers[1]!.url}"} 1`);
+
+      const port = (t.app.server.address() as AddressInfo).port;
+      const findings = await runDoctor({ ...base, PORT: String(port), SATGATE_TEST_ESPLORA_URL: `${servers[0]!.url},${servers[1]!.url}` });
+      const line = (n: number) => findings.find((f) => f.check === `chain test server ${n}/2`)!;
+      expect(line(1)).toMatchObject({ verdict: 'ok', detail: expect.stringContaining('seen while running: 0 omission(s), 0 refusal(s)') });
+      expect(line(2).verdict).toBe('warn');
+      expect(line(2).detail).toMatch(/seen while running: 0 omission\(s\), 0 refusal\(s\), 1 bad block\(s\): it sent blocks that are not the ones our verified headers name \(last [0-9a-f]{64}\)/);
+    } finally {
+      delete servers[1]!.lies.tamperBlocks;
+      await t.close();
+      for (const s of servers) await s.close();
+    }
+  });
+
   it('an unreachable light server: the chain check fails', async () => {
     const base = await setUp();
     delete base.SATGATE_TEST_RPC_URL;

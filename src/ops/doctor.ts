@@ -238,13 +238,24 @@ function withRunningHealth(r: { finding: Finding; url?: string }, seen: MemberHe
   if (seen === null) return { ...r.finding, detail: `${r.finding.detail}; omissions seen: not known (satgate is not running here)` };
   const h = seen.find((s) => s.url === r.url);
   if (!h) return r.finding;
+  // A running server older than the block count does not report it.
+  const badBlocks = h.badBlocks ?? 0;
   const parts = [`${h.omissions} omission(s)`, `${h.refusals} refusal(s)`];
+  if (badBlocks > 0) parts.push(`${badBlocks} bad block(s)`);
   if (h.backingOffUntil !== null) parts.push('throttling now (backing off)');
   if (h.lagging) parts.push(`lagging (${h.lagReason})`);
   const detail = `${r.finding.detail}; seen while running: ${parts.join(', ')}`;
-  if (h.omissions === 0) return { ...r.finding, detail };
-  const last = h.lastOmission ? `, last ${h.lastOmission.kind} of ${h.lastOmission.txid}` : '';
-  return { ...r.finding, verdict: 'warn', detail: `${detail}${last}: it left out transactions other servers listed, and is asked less` };
+  if (h.omissions === 0 && badBlocks === 0) return { ...r.finding, detail };
+  let why = '';
+  if (h.omissions > 0) {
+    const last = h.lastOmission ? `, last ${h.lastOmission.kind} of ${h.lastOmission.txid}` : '';
+    why += `${last}: it left out transactions other servers listed, and is asked less`;
+  }
+  if (badBlocks > 0) {
+    const last = h.lastBadBlock ? ` (last ${h.lastBadBlock.hash})` : '';
+    why += `${why ? '; ' : ': '}it sent blocks that are not the ones our verified headers name${last}, and is asked for blocks after the others`;
+  }
+  return { ...r.finding, verdict: 'warn', detail: `${detail}${why}` };
 }
 
 async function checkLightSource(config: Config, s: LightProbe): Promise<{ finding: Finding; tip?: number; url?: string }> {

@@ -19,6 +19,8 @@ export interface EsploraTestServer {
   throttle: ServerThrottle;
   /** Request paths, in order, for assertions. */
   paths: string[];
+  /** When each of `paths` arrived (performance.now()), for benchmarks' breakdowns. */
+  arrivals: number[];
   /** mempool.space's websocket at `/api/v1/ws` (see mempool-ws-test-server.ts). */
   ws: MempoolSocketServer;
   close(): Promise<void>;
@@ -39,6 +41,7 @@ export async function startEsploraTestServer(node: RegtestNode, options: Esplora
   const lies: LieSettings = {};
   const throttle = new ServerThrottle();
   const paths: string[] = [];
+  const arrivals: number[] = [];
   const phantoms = new Map<string, { tx: RawTx; kind: 'phantom' | 'badpow' }>();
   const phantomFor = (kind: 'phantom' | 'badpow', script: Uint8Array, value: bigint): RawTx => {
     for (const p of phantoms.values()) if (p.kind === kind && Buffer.compare(p.tx.outputs[0]!.script, script) === 0) return p.tx;
@@ -283,6 +286,7 @@ export async function startEsploraTestServer(node: RegtestNode, options: Esplora
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname.replace(/^\/api/, '');
     paths.push(path);
+    arrivals.push(performance.now());
     if (!throttle.admit()) {
       res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1' }).end('Too Many Requests');
       return;
@@ -312,6 +316,7 @@ export async function startEsploraTestServer(node: RegtestNode, options: Esplora
     lies,
     throttle,
     paths,
+    arrivals,
     ws,
     close: async () => {
       await ws.close();

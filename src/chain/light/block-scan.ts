@@ -33,7 +33,10 @@ export class BlockScan {
 
   constructor(private readonly deps: BlockScanDeps) {}
 
-  /** Whether confirmations come from blocks (the server serves them) rather than per-address questions. */
+  /**
+   * Whether confirmations come from blocks rather than per-address questions: the backend has the question (one
+   * Esplora, or a pool of Esplora servers; never Electrum) and did not answer 404 for a block and the one below it.
+   */
   get enabled(): boolean {
     return this.deps.backend.rawBlock !== undefined && !this.unavailable;
   }
@@ -51,7 +54,15 @@ export class BlockScan {
     for (let height = stored.height + 1; height <= top && !this.deps.stopped(); height++) {
       const header = headers.at(height);
       if (!header || header.prevHash !== prevHash) return;
-      const raw = await backend.rawBlock!(header.hash);
+      // The check is handed to the backend so that several servers (server-pool.ts) move on to the next one
+      // when a server's bytes fail it; what is finally sent is judged here, where a lie is recorded.
+      let checked: { raw: Uint8Array; block: RawBlock } | null = null;
+      const check = (bytes: Uint8Array): boolean => {
+        const judged = judgeBlock(bytes, header.hash, header.merkleRoot);
+        if ('block' in judged) checked = { raw: bytes, block: judged.block };
+        return 'block' in judged;
+      };
+      const raw = await backend.rawBlock!(header.hash, check);
       this.deps.answered();
       if (raw === null) {
         // A block the server just reorganised away is not found either; the route is missing only when the
@@ -64,7 +75,7 @@ export class BlockScan {
         );
         return;
       }
-      const block = this.verified(raw, header.hash, header.merkleRoot, height);
+      const block = this.verified(raw, checked, header.hash, header.merkleRoot, height);
       if (!block) return; // a lie: nothing of it is used; the block is asked again next poll
       const tip = { hash: header.hash, height, prevHash: header.prevHash, time: header.time };
       await this.deps.feed.record(block.txs, { block: { hash: tip.hash, height, time: tip.time } }, async (trx, now, touched) => {
@@ -77,21 +88,29 @@ export class BlockScan {
     }
   }
 
-  /** The block, when it is the one our header names and its transactions are the ones the header commits to. */
-  private verified(raw: Uint8Array, hash: string, root: string, height: number): RawBlock | null {
-    let block: RawBlock;
-    try {
-      block = parseBlock(raw);
-    } catch (err) {
-      this.deps.lies.record('bad-block', `block ${hash} at ${height}: the bytes sent are not a block (${(err as Error).message})`);
-      return null;
-    }
-    const txids = block.txs.map((t) => t.txid);
-    // Repeated transactions can reproduce a root (CVE-2012-2459); a valid block never has them.
-    if (block.header.hash !== hash || new Set(txids).size !== txids.length || merkleRoot(txids) !== root) {
-      this.deps.lies.record('bad-block', `block ${hash} at ${height}: its transactions do not match the verified header's Merkle root`);
-      return null;
-    }
-    return block;
+  /** The block, when it is the one our header names and its transactions are the ones the header commits to; a lie recorded otherwise. */
+  private verified(raw: Uint8Array, checked: { raw: Uint8Array; block: RawBlock } | null, hash: string, root: string, height: number): RawBlock | null {
+    // The bytes the backend's check already accepted are not parsed again (a block can be megabytes).
+    if (checked?.raw === raw) return checked.block;
+    const judged = judgeBlock(raw, hash, root);
+    if ('block' in judged) return judged.block;
+    this.deps.lies.record('bad-block', `block ${hash} at ${height}: ${judged.wrong}`);
+    return null;
   }
+}
+
+/** Whether the bytes are the block our header names, with the transactions it commits to; records nothing. */
+function judgeBlock(raw: Uint8Array, hash: string, root: string): { block: RawBlock } | { wrong: string } {
+  let block: RawBlock;
+  try {
+    block = parseBlock(raw);
+  } catch (err) {
+    return { wrong: `the bytes sent are not a block (${(err as Error).message})` };
+  }
+  const txids = block.txs.map((t) => t.txid);
+  // Repeated transactions can reproduce a root (CVE-2012-2459); a valid block never has them.
+  if (block.header.hash !== hash || new Set(txids).size !== txids.length || merkleRoot(txids) !== root) {
+    return { wrong: "its transactions do not match the verified header's Merkle root" };
+  }
+  return { block };
 }

@@ -43,9 +43,11 @@ export interface LightBackend {
   history(script: Uint8Array, known?: string | null, opts?: HistoryOptions): Promise<HistoryAnswer | 'unchanged'>;
   /**
    * A whole block's bytes, for matching every transaction against the watched set (block-scan.ts); null when
-   * this server does not serve blocks. Absent where the protocol has no such question (Electrum).
+   * this server does not serve blocks. Absent where the protocol has no such question (Electrum). `check` tells
+   * bytes that are the block from bytes that are not, without recording anything: several servers
+   * (server-pool.ts) then ask the next one when a server's bytes fail it; one server ignores it.
    */
-  rawBlock?(hash: string): Promise<Uint8Array | null>;
+  rawBlock?(hash: string, check?: (raw: Uint8Array) => boolean): Promise<Uint8Array | null>;
   /** How rawBlock gets blocks: whole ('raw') or rebuilt from paged transactions ('pages', Esplora without /raw). */
   blockRoute?(): 'raw' | 'pages';
   /** The hash of the tip the last tipHeight answer named, when the protocol tells it (Esplora). */

@@ -1,5 +1,7 @@
 // Several Esplora APIs in front of one real bcoin regtest chain, followed as one: one hiding a payment does not
-// keep the order from being paid, and is flagged for the omission (light-servers.test.ts has the Electrum cases).
+// keep the order from being paid (from whole blocks, or per address), and is flagged for the omission when histories
+// are asked after the payment is mined (light-servers.test.ts has the Electrum cases; light-blocks-pool.test.ts
+// the blocks).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRegtestNode, type RegtestNode } from '../../../test/support/regtest-node.ts';
 import { startEsploraTestServer, type EsploraTestServer } from '../../../test/support/esplora-test-server.ts';
@@ -41,7 +43,37 @@ describe.each(testEngines())('three Esplora APIs on %s', (engine) => {
     for (const s of servers ?? []) await s.close();
   });
 
-  it('an API that hides a payment cannot keep the order from being paid, and is flagged for the omission', async () => {
+  /** A new order's script and a poll-then-status reader. */
+  async function newOrder() {
+    const res = await postPayment(t.app, token, customRequest(apiId));
+    const p = res.json() as { payment_reference: string; crypto_address: string };
+    const status = async () => {
+      await t.ctx.chains.pollNow();
+      return (await t.app.inject({ method: 'GET', url: `/api/v1/payment/${p.payment_reference}` })).json().status as string;
+    };
+    return { script: decodeAddress(p.crypto_address).script, status };
+  }
+
+  it('with whole blocks, an API that hides a payment cannot keep the order from being confirmed', async () => {
+    const { script, status } = await newOrder();
+    servers[0]!.lies.hideHistoryOf = script;
+    try {
+      await node.pay(script, 50_000n);
+      await node.mine(1);
+      let s = await status();
+      for (let i = 0; i < 3 && s !== 'confirmed'; i++) s = await status();
+      expect(s).toBe('confirmed');
+      expect((await t.app.inject({ method: 'GET', url: '/health' })).json().chain_test.confirmationsFrom).toBe('blocks');
+    } finally {
+      delete servers[0]!.lies.hideHistoryOf;
+    }
+  });
+
+  // Last in this file: once no server serves blocks, the watcher follows addresses for the rest of its run.
+  it('per address (no server serves whole blocks), an API that hides a payment cannot keep the order from being paid, and is flagged for the omission', async () => {
+    // The omission shows only when a history is asked after the payment is mined; with blocks a confirmed
+    // order's address is not asked again, so the servers are made to answer 404 for whole blocks and their pages.
+    for (const s of servers) Object.assign(s.lies, { noRawBlocks: true, noBlockPages: true });
     const res = await postPayment(t.app, token, customRequest(apiId));
     const p = res.json() as { payment_reference: string; crypto_address: string };
     const script = decodeAddress(p.crypto_address).script;
@@ -62,6 +94,10 @@ describe.each(testEngines())('three Esplora APIs on %s', (engine) => {
       expect(health.map((h) => h.lagging)).toEqual([false, false, false]);
     } finally {
       delete servers[0]!.lies.hideHistoryOf;
+      for (const s of servers) {
+        delete s.lies.noRawBlocks;
+        delete s.lies.noBlockPages;
+      }
     }
   });
 });

@@ -1,6 +1,7 @@
 // One server of a light server pool (server-pool.ts): its own backend (own request budget and backoff), the
 // tip it claims, whether it is lagging (behind the best tip, or on a branch our verified headers do not hold),
-// and the transactions it was caught omitting. What /health, /metrics and `satgate doctor` show per server.
+// the transactions it was caught omitting, and the blocks it sent that our verified headers refute. What /health,
+// /metrics and `satgate doctor` show per server.
 import type { Clock } from '../../core/clock.ts';
 import type { LightBackend } from './light-backend.ts';
 
@@ -24,6 +25,10 @@ export interface MemberHealth {
    * the hash of the list it sent, and a transaction another server listed is missing from that list).
    */
   lastOmission: { at: number; txid: string; kind: OmissionKind } | null;
+  /** Esplora: whole blocks it sent that are not the block our verified header names (another server's was taken). */
+  badBlocks: number;
+  /** The latest such block: when, and the hash asked for. */
+  lastBadBlock: { at: number; hash: string } | null;
   lastError: string | null;
   /** Electrum: scripts subscribed, the cap in force (lowered when the server refuses more), histories polled over it. */
   subscriptions: { subscribed: number; max: number; polledOverCap: number } | null;
@@ -36,6 +41,8 @@ export class PoolMember {
   lagReason: 'behind' | 'other-branch' | null = null;
   omissions = 0;
   lastOmission: { at: number; txid: string; kind: OmissionKind } | null = null;
+  badBlocks = 0;
+  lastBadBlock: { at: number; hash: string } | null = null;
   lastError: string | null = null;
   /** The tip (height and our hash there) whose header last matched our chain: one request per new tip. */
   branchChecked: string | null = null;
@@ -72,6 +79,16 @@ export class PoolMember {
     return this.lastOmission !== null && this.clock() - this.lastOmission.at < 3_600_000;
   }
 
+  badBlock(hash: string): void {
+    this.badBlocks++;
+    this.lastBadBlock = { at: this.clock(), hash };
+  }
+
+  /** A bad block in the last hour: the server is asked for blocks after the others. */
+  recentlyBadBlock(): boolean {
+    return this.lastBadBlock !== null && this.clock() - this.lastBadBlock.at < 3_600_000;
+  }
+
   health(): MemberHealth {
     const b = this.backend.budget();
     return {
@@ -86,6 +103,8 @@ export class PoolMember {
       refusals: b.refusals,
       omissions: this.omissions,
       lastOmission: this.lastOmission,
+      badBlocks: this.badBlocks,
+      lastBadBlock: this.lastBadBlock,
       lastError: this.lastError,
       subscriptions: this.backend.subscriptions?.() ?? null,
     };

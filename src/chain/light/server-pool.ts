@@ -8,7 +8,9 @@
 //   a script's first look asked of `quorum` servers; the answer is the union of every current server's latest
 //   answer, so one server that hides a payment cannot hide it, and a server that leaves out a transaction
 //   our chain holds as mined is flagged "omitted a transaction" and asked less;
-// - a server backing off after a refusal (-101, 429/5xx, dropped connection) is skipped while others can answer.
+// - a server backing off after a refusal (-101, 429/5xx, dropped connection) is skipped while others can answer;
+// - Esplora: whole blocks (block-scan.ts) asked of one server, in turn; bytes that fail the caller's check against
+//   our verified header are that server's lie (counted, shown per server) and the next server is asked.
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.ts';
@@ -42,6 +44,9 @@ export class ServerPool implements LightBackend {
   private best: number | null = null;
   private headerTurn = 0;
   private otherTurn = 0;
+  private blockTurn = 0;
+  /** Esplora: whole blocks from the servers. Absent when none has the question (Electrum): per-address polls then. */
+  readonly rawBlock?: (hash: string, check?: (raw: Uint8Array) => boolean) => Promise<Uint8Array | null>;
 
   constructor(
     backends: LightBackend[],
@@ -50,6 +55,7 @@ export class ServerPool implements LightBackend {
     if (backends.length === 0) throw new Error('a server pool needs at least one server');
     this.kind = backends[0]!.kind;
     this.members = backends.map((b) => new PoolMember(b, opts.clock));
+    if (this.members.some((m) => m.backend.rawBlock)) this.rawBlock = (hash, check) => this.blockFromServers(hash, check);
   }
 
   get url(): string {
@@ -222,6 +228,56 @@ export class ServerPool implements LightBackend {
       }
     }
     return null;
+  }
+
+  /**
+   * The first server's bytes that pass `check` (the block our verified header names). A server whose bytes fail
+   * is counted and the next is asked, so one lying server costs one download more, not the block. Null only when
+   * every server asked answered 404 (block-scan.ts then decides the route is missing); when every answer failed
+   * the check, the last one is returned for the caller to record the lie and ask again next poll.
+   */
+  private async blockFromServers(hash: string, check?: (raw: Uint8Array) => boolean): Promise<Uint8Array | null> {
+    let refuted: Uint8Array | null = null;
+    let lastError: unknown = null;
+    for (const m of this.blockOrder()) {
+      let raw: Uint8Array | null;
+      try {
+        raw = await m.backend.rawBlock!(hash);
+      } catch (err) {
+        if (!(err instanceof BackendUnavailableError)) throw err;
+        m.lastError = err.message;
+        lastError = err;
+        continue;
+      }
+      if (raw === null) continue; // this server does not have it (behind, reorganised, or no such route): the next
+      if (!check || check(raw)) return raw;
+      refuted = raw;
+      m.badBlock(hash);
+      this.opts.log.warn({ source: m.url, block: hash }, 'light server sent a block that is not the one our verified header names; another server is asked');
+    }
+    if (refuted) return refuted;
+    // Some server could not be asked: the block is asked again next poll rather than taken as not served.
+    if (lastError) throw lastError;
+    return null;
+  }
+
+  /**
+   * Servers for a block: usable ones in turn (one that sent a bad block in the last hour after the others), then
+   * lagging ones (a server behind may still have it), then those backing off (asked only when no other can answer).
+   */
+  private blockOrder(): PoolMember[] {
+    const rotated = rotate(
+      this.members.filter((m) => m.backend.rawBlock),
+      this.blockTurn++,
+    );
+    const calm = rotated.filter((m) => !m.backingOff());
+    const usable = calm.filter((m) => !m.lagging);
+    return [
+      ...usable.filter((m) => !m.recentlyBadBlock()),
+      ...usable.filter((m) => m.recentlyBadBlock()),
+      ...calm.filter((m) => m.lagging),
+      ...rotated.filter((m) => m.backingOff()),
+    ];
   }
 
   merkleProof(txid: string, height: number): Promise<MerkleProof> {
