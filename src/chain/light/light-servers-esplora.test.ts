@@ -54,15 +54,20 @@ describe.each(testEngines())('three Esplora APIs on %s', (engine) => {
     return { script: decodeAddress(p.crypto_address).script, status };
   }
 
+  /** Pays the order in full and mines it: its status must reach `confirmed` within a few polls. */
+  async function payAndConfirm(script: Uint8Array, status: () => Promise<string>) {
+    await node.pay(script, 50_000n);
+    await node.mine(1);
+    let s = await status();
+    for (let i = 0; i < 3 && s !== 'confirmed'; i++) s = await status();
+    expect(s).toBe('confirmed');
+  }
+
   it('with whole blocks, an API that hides a payment cannot keep the order from being confirmed', async () => {
     const { script, status } = await newOrder();
     servers[0]!.lies.hideHistoryOf = script;
     try {
-      await node.pay(script, 50_000n);
-      await node.mine(1);
-      let s = await status();
-      for (let i = 0; i < 3 && s !== 'confirmed'; i++) s = await status();
-      expect(s).toBe('confirmed');
+      await payAndConfirm(script, status);
       expect((await t.app.inject({ method: 'GET', url: '/health' })).json().chain_test.confirmationsFrom).toBe('blocks');
     } finally {
       delete servers[0]!.lies.hideHistoryOf;
@@ -74,20 +79,10 @@ describe.each(testEngines())('three Esplora APIs on %s', (engine) => {
     // The omission shows only when a history is asked after the payment is mined; with blocks a confirmed
     // order's address is not asked again, so the servers are made to answer 404 for whole blocks and their pages.
     for (const s of servers) Object.assign(s.lies, { noRawBlocks: true, noBlockPages: true });
-    const res = await postPayment(t.app, token, customRequest(apiId));
-    const p = res.json() as { payment_reference: string; crypto_address: string };
-    const script = decodeAddress(p.crypto_address).script;
-    const status = async () => {
-      await t.ctx.chains.pollNow();
-      return (await t.app.inject({ method: 'GET', url: `/api/v1/payment/${p.payment_reference}` })).json().status as string;
-    };
+    const { script, status } = await newOrder();
     servers[0]!.lies.hideHistoryOf = script;
     try {
-      await node.pay(script, 50_000n);
-      await node.mine(1);
-      let s = await status();
-      for (let i = 0; i < 3 && s !== 'confirmed'; i++) s = await status();
-      expect(s).toBe('confirmed');
+      await payAndConfirm(script, status);
       for (let i = 0; i < 4; i++) await t.ctx.chains.pollNow();
       const health = (await t.app.inject({ method: 'GET', url: '/health' })).json().chain_test.servers as MemberHealth[];
       expect(health.map((h) => h.omissions)).toEqual([1, 0, 0]);
