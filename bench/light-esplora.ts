@@ -167,8 +167,12 @@ async function follow(node: RegtestNode, testDb: TestDb, push: boolean, size: nu
     await Promise.all(
       paid.map(async (target) => {
         await sleep(Math.random() * PAY_WINDOW_MS);
-        await node.pay(target.script, 20_000n);
-        const sent = performance.now();
+        // From the moment the node took the transaction (sendrawtransaction returned), not when pay() resolves:
+        // payments queue for the node's wallet, and one seen before its pay() resolved would count as 0 s.
+        let sent = Number.NaN;
+        await node.payMany([{ script: target.script, amount: 20_000n }], (at) => {
+          sent = at;
+        });
         const end = Date.now() + 120_000;
         while (!seen.has(target.id) && Date.now() < end) await sleep(5);
         const at = seen.get(target.id);
