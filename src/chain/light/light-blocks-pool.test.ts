@@ -128,7 +128,8 @@ describe.each(testEngines())('three Esplora APIs, confirmations from blocks, on 
     const cold = await issueCold();
     const from = servers.map((s) => s.paths.length);
     const badBefore = health().servers.map((s) => s.badBlocks);
-    servers[1]!.lies.noRawBlocks = true;
+    // Neither whole blocks nor their pages (an Esplora without /raw serves pages instead: block-pages).
+    Object.assign(servers[1]!.lies, { noRawBlocks: true, noBlockPages: true });
     try {
       await node.pay(cold.script, 33_000n);
       await node.mine(3);
@@ -143,6 +144,7 @@ describe.each(testEngines())('three Esplora APIs, confirmations from blocks, on 
       expect(health().servers.map((s) => s.badBlocks)).toEqual(badBefore);
     } finally {
       delete servers[1]!.lies.noRawBlocks;
+      delete servers[1]!.lies.noBlockPages;
     }
   }, 90_000);
 });
